@@ -1,0 +1,1 @@
+// Empty translation unit that owns the precompiled header (see CMakeLists.txt).

@@ -1,0 +1,1 @@
+int data_placeholder;

@@ -1,0 +1,1 @@
+int launch_placeholder;

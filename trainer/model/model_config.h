@@ -1,0 +1,30 @@
+// Sizes and choices of the encoder-decoder; filled from the run config.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace model {
+
+enum class NormPlacement {
+  kPre,   // x + Dropout(Sublayer(LayerNorm(x))), final LayerNorm per stack (Annotated Transformer)
+  kPost,  // LayerNorm(x + Dropout(Sublayer(x)))                          (the paper)
+};
+
+struct ModelConfig {
+  int64_t src_vocab = 0;
+  int64_t tgt_vocab = 0;
+  int64_t d_model = 512;
+  int64_t heads = 8;
+  int64_t d_ff = 2048;
+  int64_t encoder_layers = 6;
+  int64_t decoder_layers = 6;
+  double dropout = 0.1;          // residual, embedding and attention-probability dropout
+  double layer_norm_eps = 1e-6;
+  NormPlacement norm = NormPlacement::kPre;
+  bool share_embeddings = false;  // one table for source and target (needs equal vocabularies)
+  bool tie_output = false;        // generator weight = target embedding
+  int64_t max_positions = 1024;   // rows of the sinusoidal table
+  int64_t pad_id = 0;
+};
+
+}  // namespace model

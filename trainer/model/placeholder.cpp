@@ -1,0 +1,1 @@
+int trainer_placeholder;

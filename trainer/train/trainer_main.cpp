@@ -1,0 +1,1 @@
+int main() { return 1; }  // placeholder until the program is written
