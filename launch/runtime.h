@@ -1,0 +1,22 @@
+// CPU runtime set-up for one rank: torch threads and a check of the BLAS that
+// LibTorch will use (Debian's LibTorch calls whatever libblas.so.3 points to;
+// the reference BLAS is ~15x slower than OpenBLAS).
+#pragma once
+#include <string>
+
+#include "launch/process.h"
+
+namespace launch {
+
+struct RuntimeInfo {
+  int threads = 1;          // torch intra-op threads of this rank
+  int cores_per_rank = 1;   // usable cores on the node / ranks on the node
+  std::string blas;         // the BLAS library actually mapped into the process
+  bool reference_blas = false;
+};
+
+// threads == 0: cores on the node / ranks on the node. Warns loudly on the
+// reference BLAS and on fewer threads than the rank could use.
+RuntimeInfo setup_runtime(const ProcessInfo& info, int threads);
+
+}  // namespace launch

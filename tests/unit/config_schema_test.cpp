@@ -1,0 +1,82 @@
+// The run config: TOML sections, command-line overrides, errors that name the key.
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "trainer/config/run_config.h"
+
+namespace {
+
+std::string write_toml(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// Parses argv (program name first) into a fresh RunConfigOptions.
+void parse(config::RunConfigOptions& opts, CLI::App& app, std::vector<std::string> args) {
+  std::vector<const char*> argv{"test"};
+  for (auto& a : args) argv.push_back(a.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  opts.resolve();
+}
+
+TEST(RunConfig, FileThenCommandLineOverrides) {
+  const auto path = write_toml("cfg_ok.toml",
+                               "[model]\nd_model = 64\nheads = 4\nnorm = \"post\"\n"
+                               "[optim]\nlr = 0.5\n");
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  parse(opts, app, {"--config", path, "--model.heads", "8", "--optim.schedule", "constant"});
+  EXPECT_EQ(opts.config().model.d_model, 64);
+  EXPECT_EQ(opts.config().model.heads, 8);  // command line wins
+  EXPECT_EQ(opts.config().model.norm, "post");
+  EXPECT_DOUBLE_EQ(opts.config().optim.lr, 0.5);
+  EXPECT_EQ(opts.config().optim.schedule, "constant");
+  EXPECT_EQ(opts.config().model.d_ff, 2048);  // default kept
+}
+
+TEST(RunConfig, ResolvedTomlReadsBackTheSame) {
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  parse(opts, app, {"--model.dropout", "0.25", "--run.name", "x y"});
+  const auto path = write_toml("cfg_resolved.toml", opts.to_toml());
+  CLI::App app2;
+  config::RunConfigOptions again(app2);
+  parse(again, app2, {"--config", path});
+  EXPECT_EQ(again.to_toml(), opts.to_toml());
+  EXPECT_DOUBLE_EQ(again.config().model.dropout, 0.25);
+  EXPECT_EQ(again.config().run.name, "x y");
+}
+
+void expect_error(const std::vector<std::string>& args, const std::string& needle) {
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  try {
+    parse(opts, app, args);
+    FAIL() << "no error for " << needle;
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(RunConfig, ErrorsNameTheFileAndKey) {
+  const auto typo = write_toml("cfg_typo.toml", "[model]\nd_modl = 64\n");
+  expect_error({"--config", typo}, "unknown key 'model.d_modl'");
+  expect_error({"--config", typo}, typo);
+  const auto flat = write_toml("cfg_flat.toml", "d_model = 64\n");
+  expect_error({"--config", flat}, "must be a [section]");
+  const auto type = write_toml("cfg_type.toml", "[model]\nd_model = \"big\"\n");
+  expect_error({"--config", type}, "model.d_model must be an integer");
+  const auto real = write_toml("cfg_real.toml", "[model]\nheads = 2.5\n");
+  expect_error({"--config", real}, "model.heads must be an integer");
+  const auto syntax = write_toml("cfg_syntax.toml", "[model\n");
+  expect_error({"--config", syntax}, "line 1");
+  expect_error({"--model.norm", "middle"}, "model.norm must be one of {pre, post}");
+  expect_error({"--model.d_model", "12x"}, "--model.d_model");
+  expect_error({"--model.heads", "5"}, "multiple of model.heads");
+}
+
+}  // namespace

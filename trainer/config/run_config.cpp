@@ -1,0 +1,108 @@
+#include "trainer/config/run_config.h"
+
+#include <CLI/CLI.hpp>
+
+#include <stdexcept>
+
+namespace config {
+
+void RunConfig::bind(Schema& s) {
+  s.add("run.name", &run.name, "run name: outputs go to <out_dir>/<name>");
+  s.add("run.out_dir", &run.out_dir, "directory holding runs");
+  s.add("run.seed", &run.seed, "seed for data order, initialisation and dropout");
+
+  s.add("data.dir", &data.dir, "prepared dataset directory (prepare_data --out)");
+  s.add("data.batch_tokens", &data.batch_tokens, "tokens per global batch, padding included");
+  s.add("data.max_len", &data.max_len, "skip examples longer than this (tokens)");
+
+  s.add("model.d_model", &model.d_model, "model width d_model");
+  s.add("model.heads", &model.heads, "attention heads h");
+  s.add("model.d_ff", &model.d_ff, "feed-forward inner size d_ff");
+  s.add("model.encoder_layers", &model.encoder_layers, "encoder layers N");
+  s.add("model.decoder_layers", &model.decoder_layers, "decoder layers N");
+  s.add("model.dropout", &model.dropout, "dropout P_drop");
+  s.add("model.layer_norm_eps", &model.layer_norm_eps, "LayerNorm epsilon");
+  s.add("model.norm", &model.norm, "LayerNorm placement", {"pre", "post"});
+  s.add("model.share_embeddings", &model.share_embeddings, "one embedding table for src and tgt");
+  s.add("model.tie_output", &model.tie_output, "generator weight = target embedding");
+  s.add("model.max_positions", &model.max_positions, "longest sequence (positional table rows)");
+
+  s.add("optim.schedule", &optim.schedule, "learning-rate schedule",
+        {"noam", "inverse_sqrt", "constant"});
+  s.add("optim.lr", &optim.lr, "noam: factor; inverse_sqrt/constant: peak learning rate");
+  s.add("optim.warmup_steps", &optim.warmup_steps, "warmup steps");
+  s.add("optim.beta1", &optim.beta1, "Adam beta1");
+  s.add("optim.beta2", &optim.beta2, "Adam beta2");
+  s.add("optim.eps", &optim.eps, "Adam epsilon");
+  s.add("optim.clip_norm", &optim.clip_norm, "clip gradients to this global norm (0 = off)");
+  s.add("optim.label_smoothing", &optim.label_smoothing, "label smoothing epsilon_ls");
+
+  s.add("train.max_steps", &train.max_steps, "optimizer steps to train");
+  s.add("train.max_epochs", &train.max_epochs, "epochs to train (0 = no limit)");
+  s.add("train.accum_steps", &train.accum_steps, "micro-batches per rank per optimizer step");
+  s.add("train.log_every", &train.log_every, "log a line every N steps");
+  s.add("train.save_every", &train.save_every, "checkpoint every N steps (0 = only at the end)");
+  s.add("train.threads", &train.threads, "torch threads per rank (0 = cores / local ranks)");
+}
+
+void RunConfig::validate() const {
+  const auto require = [](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument("config: " + what);
+  };
+  require(!run.name.empty(), "run.name must not be empty");
+  require(!data.dir.empty(), "data.dir must not be empty");
+  require(data.batch_tokens > 0, "data.batch_tokens must be > 0");
+  require(data.max_len > 0, "data.max_len must be > 0");
+  require(model.d_model > 0 && model.heads > 0 && model.d_model % model.heads == 0,
+          "model.d_model must be a positive multiple of model.heads");
+  require(model.d_ff > 0, "model.d_ff must be > 0");
+  require(model.encoder_layers > 0 && model.decoder_layers > 0,
+          "model.encoder_layers and model.decoder_layers must be > 0");
+  require(model.dropout >= 0 && model.dropout < 1, "model.dropout must be in [0, 1)");
+  require(model.max_positions > data.max_len, "model.max_positions must exceed data.max_len");
+  require(optim.lr > 0, "optim.lr must be > 0");
+  require(optim.warmup_steps >= 0, "optim.warmup_steps must be >= 0");
+  require(optim.schedule != "noam" || optim.warmup_steps > 0, "optim.warmup_steps must be > 0 for noam");
+  require(optim.clip_norm >= 0, "optim.clip_norm must be >= 0");
+  require(optim.label_smoothing >= 0 && optim.label_smoothing < 1,
+          "optim.label_smoothing must be in [0, 1)");
+  require(train.max_steps > 0, "train.max_steps must be > 0");
+  require(train.accum_steps > 0, "train.accum_steps must be > 0");
+  require(train.log_every > 0, "train.log_every must be > 0");
+  require(train.save_every >= 0, "train.save_every must be >= 0");
+  require(train.threads >= 0, "train.threads must be >= 0");
+}
+
+model::ModelConfig RunConfig::model_config(int64_t src_vocab, int64_t tgt_vocab,
+                                           int64_t pad_id) const {
+  model::ModelConfig m;
+  m.src_vocab = src_vocab;
+  m.tgt_vocab = tgt_vocab;
+  m.d_model = model.d_model;
+  m.heads = model.heads;
+  m.d_ff = model.d_ff;
+  m.encoder_layers = model.encoder_layers;
+  m.decoder_layers = model.decoder_layers;
+  m.dropout = model.dropout;
+  m.layer_norm_eps = model.layer_norm_eps;
+  m.norm = model.norm == "post" ? model::NormPlacement::kPost : model::NormPlacement::kPre;
+  m.share_embeddings = model.share_embeddings;
+  m.tie_output = model.tie_output;
+  m.max_positions = model.max_positions;
+  m.pad_id = pad_id;
+  return m;
+}
+
+RunConfigOptions::RunConfigOptions(CLI::App& app) {
+  config_.bind(schema_);
+  app.add_option("--config", file_, "TOML run config (configs/*.toml)")->check(CLI::ExistingFile);
+  schema_.add_to_cli(app);
+}
+
+void RunConfigOptions::resolve() {
+  if (!file_.empty()) schema_.load_toml(file_);
+  schema_.apply_cli();
+  config_.validate();
+}
+
+}  // namespace config

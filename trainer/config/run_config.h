@@ -1,0 +1,90 @@
+// Everything a training run is: the config file's sections as structs.
+// The mathematics of a run is fixed by this config alone (DESIGN.md: the
+// global batch); world size and accumulation only decide how it is split.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "trainer/config/schema.h"
+#include "trainer/model/model_config.h"
+
+namespace config {
+
+struct RunSection {
+  std::string name = "default";  // run directory: <out_dir>/<name>
+  std::string out_dir = "runs";
+  int64_t seed = 1;              // data order, initialisation and dropout derive from it
+};
+
+struct DataSection {
+  std::string dir = "data/default";  // prepared dataset (manifest.json + shards)
+  int64_t batch_tokens = 4096;       // tokens per GLOBAL batch, padding included
+  int64_t max_len = 256;             // longer examples are skipped
+};
+
+struct ModelSection {
+  int64_t d_model = 512;
+  int64_t heads = 8;
+  int64_t d_ff = 2048;
+  int64_t encoder_layers = 6;
+  int64_t decoder_layers = 6;
+  double dropout = 0.1;
+  double layer_norm_eps = 1e-6;
+  std::string norm = "pre";  // pre (Annotated Transformer) | post (paper)
+  bool share_embeddings = false;
+  bool tie_output = false;
+  int64_t max_positions = 1024;
+};
+
+struct OptimSection {
+  std::string schedule = "noam";  // noam | inverse_sqrt | constant
+  double lr = 2.0;                // noam: the factor; otherwise the peak learning rate
+  int64_t warmup_steps = 4000;
+  double beta1 = 0.9;
+  double beta2 = 0.98;
+  double eps = 1e-9;
+  double clip_norm = 0.0;         // global gradient-norm clip; 0 = off
+  double label_smoothing = 0.1;
+};
+
+struct TrainSection {
+  int64_t max_steps = 100000;  // optimizer steps (global batches)
+  int64_t max_epochs = 0;      // 0 = no limit
+  int64_t accum_steps = 1;     // micro-batches per rank per step
+  int64_t log_every = 100;
+  int64_t save_every = 1000;
+  int64_t threads = 0;         // torch threads per rank; 0 = cores / ranks on the node
+};
+
+struct RunConfig {
+  RunSection run;
+  DataSection data;
+  ModelSection model;
+  OptimSection optim;
+  TrainSection train;
+
+  void bind(Schema& schema);  // registers every field under "section.key"
+  void validate() const;      // std::invalid_argument naming the field
+  std::string run_dir() const { return run.out_dir + "/" + run.name; }
+  model::ModelConfig model_config(int64_t src_vocab, int64_t tgt_vocab, int64_t pad_id) const;
+};
+
+// A RunConfig read from `--config file.toml` and `--section.key value`
+// overrides. Usage:  RunConfigOptions opts(app); app.parse(argc, argv); opts.resolve();
+class RunConfigOptions {
+ public:
+  explicit RunConfigOptions(CLI::App& app);
+  void resolve();  // file, then command line, then validate()
+  const RunConfig& config() const { return config_; }
+  std::string to_toml() const { return schema_.to_toml(); }
+
+  RunConfigOptions(const RunConfigOptions&) = delete;  // the schema points into config_
+  RunConfigOptions& operator=(const RunConfigOptions&) = delete;
+
+ private:
+  RunConfig config_;
+  Schema schema_;
+  std::string file_;
+};
+
+}  // namespace config

@@ -1,0 +1,183 @@
+#include "trainer/config/schema.h"
+
+#include <CLI/CLI.hpp>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+namespace config {
+
+namespace {
+
+std::string section_of(const std::string& key) { return key.substr(0, key.find('.')); }
+std::string name_of(const std::string& key) { return key.substr(key.find('.') + 1); }
+
+std::string type_name(const std::variant<int64_t*, double*, bool*, std::string*>& field) {
+  static const char* names[] = {"an integer", "a number", "true or false", "a string"};
+  return names[field.index()];
+}
+
+}  // namespace
+
+void Schema::add_entry(Entry entry) {
+  if (entry.key.find('.') == std::string::npos)
+    throw std::logic_error("config key without a section: " + entry.key);
+  if (find(entry.key)) throw std::logic_error("config key registered twice: " + entry.key);
+  entries_.push_back(std::move(entry));
+}
+
+void Schema::add(const std::string& key, int64_t* field, const std::string& help) {
+  add_entry({key, field, help, {}, {}, false});
+}
+void Schema::add(const std::string& key, double* field, const std::string& help) {
+  add_entry({key, field, help, {}, {}, false});
+}
+void Schema::add(const std::string& key, bool* field, const std::string& help) {
+  add_entry({key, field, help, {}, {}, false});
+}
+void Schema::add(const std::string& key, std::string* field, const std::string& help,
+                 std::vector<std::string> choices) {
+  add_entry({key, field, help, std::move(choices), {}, false});
+}
+
+Schema::Entry* Schema::find(const std::string& key) {
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& e) { return e.key == key; });
+  return it == entries_.end() ? nullptr : &*it;
+}
+
+void Schema::set_from_text(Entry& entry, const std::string& text, const std::string& where) {
+  const auto fail = [&] {
+    throw std::invalid_argument(where + ": " + entry.key + " must be " + type_name(entry.field) +
+                                ", got '" + text + "'");
+  };
+  std::visit(
+      [&](auto* field) {
+        using T = std::remove_pointer_t<decltype(field)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          *field = text;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          if (text == "true" || text == "1") *field = true;
+          else if (text == "false" || text == "0") *field = false;
+          else fail();
+        } else {
+          std::istringstream in(text);
+          T value{};
+          in >> value;
+          if (in.fail() || !in.eof()) fail();
+          *field = value;
+        }
+      },
+      entry.field);
+  if (!entry.choices.empty() &&
+      std::find(entry.choices.begin(), entry.choices.end(), text) == entry.choices.end()) {
+    std::string allowed;
+    for (const auto& c : entry.choices) allowed += (allowed.empty() ? "" : ", ") + c;
+    throw std::invalid_argument(where + ": " + entry.key + " must be one of {" + allowed +
+                                "}, got '" + text + "'");
+  }
+}
+
+void Schema::load_toml(const std::string& path) {
+  toml::table file;
+  try {
+    file = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream msg;
+    msg << "config file " << path << ": " << e.description() << " (line "
+        << e.source().begin.line << ")";
+    throw std::invalid_argument(msg.str());
+  }
+  for (const auto& [section, node] : file) {
+    const auto* table = node.as_table();
+    if (!table)
+      throw std::invalid_argument("config file " + path + ": top-level key '" +
+                                  std::string(section.str()) +
+                                  "' must be a [section] (e.g. [model], [optim])");
+    for (const auto& [name, value] : *table) {
+      const std::string key = std::string(section.str()) + "." + std::string(name.str());
+      Entry* entry = find(key);
+      if (!entry) {
+        std::string known;
+        for (const auto& e : entries_)
+          if (section_of(e.key) == section.str()) known += (known.empty() ? "" : ", ") + name_of(e.key);
+        throw std::invalid_argument("config file " + path + ": unknown key '" + key + "'" +
+                                    (known.empty() ? " (no such section)" : " (known in [" +
+                                     std::string(section.str()) + "]: " + known + ")"));
+      }
+      // The value is parsed by the field's own rules, so the file and the
+      // command line accept the same things; a TOML type that cannot be the
+      // field's (a string for a number, a float for an integer) is refused.
+      const auto& f = entry->field;
+      const bool fits = value.is_string()           ? std::holds_alternative<std::string*>(f)
+                        : value.is_boolean()        ? std::holds_alternative<bool*>(f)
+                        : value.is_integer()        ? !std::holds_alternative<std::string*>(f) &&
+                                                          !std::holds_alternative<bool*>(f)
+                        : value.is_floating_point() ? std::holds_alternative<double*>(f)
+                                                    : false;
+      if (!fits) {
+        std::ostringstream got;
+        value.visit([&](const auto& v) { got << v; });
+        throw std::invalid_argument("config file " + path + ": " + key + " must be " +
+                                    type_name(f) + ", got " + got.str());
+      }
+      std::string text;
+      if (value.is_string()) text = *value.value<std::string>();
+      else if (value.is_boolean()) text = *value.value<bool>() ? "true" : "false";
+      else if (value.is_integer()) text = std::to_string(*value.value<int64_t>());
+      else {
+        std::ostringstream number;
+        number << std::setprecision(17) << *value.value<double>();
+        text = number.str();
+      }
+      set_from_text(*entry, text, "config file " + path);
+    }
+  }
+}
+
+void Schema::add_to_cli(CLI::App& app) {
+  for (auto& entry : entries_) {
+    app.add_option("--" + entry.key, entry.cli_value, entry.help)
+        ->group("[" + section_of(entry.key) + "]")
+        ->each([&entry](const std::string&) { entry.on_cli = true; });
+  }
+}
+
+void Schema::apply_cli() {
+  for (auto& entry : entries_)
+    if (entry.on_cli) set_from_text(entry, entry.cli_value, "command line option --" + entry.key);
+}
+
+std::string Schema::to_toml() const {
+  std::ostringstream out;
+  std::string current;
+  for (const auto& entry : entries_) {
+    const std::string section = section_of(entry.key);
+    if (section != current) {
+      out << (current.empty() ? "" : "\n") << "[" << section << "]\n";
+      current = section;
+    }
+    out << name_of(entry.key) << " = ";
+    std::visit(
+        [&](auto* field) {
+          using T = std::remove_pointer_t<decltype(field)>;
+          if constexpr (std::is_same_v<T, std::string>) out << std::quoted(*field);
+          else if constexpr (std::is_same_v<T, bool>) out << (*field ? "true" : "false");
+          else if constexpr (std::is_same_v<T, double>) {
+            std::ostringstream number;
+            number << std::setprecision(17) << *field;
+            std::string s = number.str();
+            if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // stay a TOML float
+            out << s;
+          } else out << *field;
+        },
+        entry.field);
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace config
