@@ -27,4 +27,7 @@ struct ModelConfig {
   int64_t pad_id = 0;
 };
 
+// Throws std::invalid_argument naming the first offending field.
+void validate(const ModelConfig& config);
+
 }  // namespace model

@@ -1,0 +1,79 @@
+#include "trainer/model/attention.h"
+
+#include <cmath>
+#include <limits>
+
+namespace model {
+
+namespace {
+
+// Most negative finite value of a floating dtype. Masked scores get it rather
+// than -inf: exp() still makes it 0, a fully masked row stays finite, and it
+// fits the dtype (-1e9 would overflow half precision).
+double lowest_finite(torch::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kHalf: return std::numeric_limits<c10::Half>::lowest();
+    case torch::kBFloat16: return std::numeric_limits<c10::BFloat16>::lowest();
+    case torch::kDouble: return std::numeric_limits<double>::lowest();
+    default: return std::numeric_limits<float>::lowest();
+  }
+}
+
+// d_k = d_v = d_model / h
+int64_t head_size(int64_t d_model, int64_t heads) {
+  TORCH_CHECK(heads > 0 && d_model % heads == 0, "d_model (", d_model, ") must be divisible by heads (", heads, ")");
+  return d_model / heads;
+}
+
+}  // namespace
+
+MultiHeadedAttentionImpl::MultiHeadedAttentionImpl(int64_t d_model, int64_t heads, double dropout)
+    : d_model_(d_model),
+      heads_(heads),
+      d_k_(head_size(d_model, heads)),
+      in_proj_weight_(register_parameter("in_proj_weight", torch::empty({3 * d_model, d_model}))),
+      in_proj_bias_(register_parameter("in_proj_bias", torch::zeros({3 * d_model}))),
+      out_proj_(register_module("out_proj", torch::nn::Linear(d_model, d_model))),
+      dropout_(register_module("dropout", torch::nn::Dropout(dropout))) {
+  torch::nn::init::xavier_uniform_(in_proj_weight_);
+  torch::nn::init::zeros_(out_proj_->bias);
+}
+
+std::vector<torch::Tensor> MultiHeadedAttentionImpl::split_heads(const torch::Tensor& projected,
+                                                                 int64_t n) const {
+  const int64_t batch = projected.size(0), length = projected.size(1);
+  // [B, T, n*D] -> [B, T, n, h, d_k] -> [n, B, h, T, d_k]
+  return projected.view({batch, length, n, heads_, d_k_}).permute({2, 0, 3, 1, 4}).unbind(0);
+}
+
+torch::Tensor MultiHeadedAttentionImpl::forward_self(const torch::Tensor& x, const torch::Tensor& mask) {
+  // [Q K V] = x [W^Q; W^K; W^V]^T + b: one GEMM   // [B, T, 3D]
+  auto qkv = split_heads(torch::nn::functional::linear(x, in_proj_weight_, in_proj_bias_), 3);
+  return attend(qkv[0], qkv[1], qkv[2], mask);
+}
+
+torch::Tensor MultiHeadedAttentionImpl::forward_cross(const torch::Tensor& x, const torch::Tensor& memory,
+                                                      const torch::Tensor& mask) {
+  namespace F = torch::nn::functional;
+  // Q = x W^Q^T + b_Q: the first D rows            // [B, Tq, D]
+  auto q = F::linear(x, in_proj_weight_.slice(0, 0, d_model_), in_proj_bias_.slice(0, 0, d_model_));
+  // [K V] = memory [W^K; W^V]^T + b: the last 2D rows, one GEMM   // [B, Tk, 2D]
+  auto kv = F::linear(memory, in_proj_weight_.slice(0, d_model_), in_proj_bias_.slice(0, d_model_));
+  auto k_v = split_heads(kv, 2);
+  return attend(split_heads(q, 1)[0], k_v[0], k_v[1], mask);
+}
+
+torch::Tensor MultiHeadedAttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k,
+                                               const torch::Tensor& v, const torch::Tensor& mask) {
+  // Q K^T / sqrt(d_k), computed as (Q / sqrt(d_k)) K^T   // [B, h, Tq, Tk]
+  auto scores = torch::matmul(q / std::sqrt(static_cast<double>(d_k_)), k.transpose(-2, -1));
+  if (mask.defined()) scores = scores.masked_fill(mask.logical_not(), lowest_finite(scores.scalar_type()));
+  auto p_attn = dropout_(torch::softmax(scores, -1));  // [B, h, Tq, Tk]
+  auto heads = torch::matmul(p_attn, v);               // [B, h, Tq, d_k]
+  // Concat(head_1, ..., head_h)                    // [B, Tq, h, d_k] -> [B, Tq, D]
+  auto concat = heads.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});
+  return out_proj_(concat);  // W^O                 // [B, Tq, D]
+}
+
+}  // namespace model
+

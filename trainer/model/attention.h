@@ -1,0 +1,42 @@
+// Multi-head attention (paper, section 3.2):
+//   Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V
+//   MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O,
+//   head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i)
+// Parameters are laid out like torch::nn::MultiheadAttention, so weights copy
+// 1:1: in_proj_weight = [W^Q; W^K; W^V] (rows), out_proj = W^O.
+#pragma once
+#include <torch/torch.h>
+
+namespace model {
+
+class MultiHeadedAttentionImpl : public torch::nn::Module {
+ public:
+  MultiHeadedAttentionImpl(int64_t d_model, int64_t heads, double dropout);
+
+  // Self-attention: Q, K and V from x with one fused projection.
+  // x [B, T, D], mask bool broadcastable to [B, h, T, T] -> [B, T, D]
+  torch::Tensor forward_self(const torch::Tensor& x, const torch::Tensor& mask);
+
+  // Encoder-decoder attention: Q from x, K and V from memory (one fused projection).
+  // x [B, Tq, D], memory [B, Tk, D], mask broadcastable to [B, h, Tq, Tk] -> [B, Tq, D]
+  torch::Tensor forward_cross(const torch::Tensor& x, const torch::Tensor& memory,
+                              const torch::Tensor& mask);
+
+ private:
+  // [B, T, n*D] -> n tensors [B, h, T, d_k] (views, no copy)
+  std::vector<torch::Tensor> split_heads(const torch::Tensor& projected, int64_t n) const;
+  // q [B, h, Tq, d_k], k and v [B, h, Tk, d_k] -> W^O Concat(heads) [B, Tq, D]
+  torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                       const torch::Tensor& mask);
+
+  int64_t d_model_;
+  int64_t heads_;
+  int64_t d_k_;
+  torch::Tensor in_proj_weight_;  // [3D, D]
+  torch::Tensor in_proj_bias_;    // [3D]
+  torch::nn::Linear out_proj_{nullptr};
+  torch::nn::Dropout dropout_{nullptr};
+};
+TORCH_MODULE(MultiHeadedAttention);
+
+}  // namespace model

@@ -1,1 +1,0 @@
-int trainer_placeholder;

@@ -1,0 +1,26 @@
+// Sinusoidal positional encoding (paper, section 3.5), added to the embeddings
+// and followed by dropout:
+//   PE(pos, 2i)   = sin(pos / 10000^(2i / d_model))
+//   PE(pos, 2i+1) = cos(pos / 10000^(2i / d_model))
+#pragma once
+#include <torch/torch.h>
+
+namespace model {
+
+class PositionalEncodingImpl : public torch::nn::Module {
+ public:
+  PositionalEncodingImpl(int64_t d_model, double dropout, int64_t max_positions);
+
+  // [B, T, d_model] -> [B, T, d_model]; throws std::out_of_range if T > max_positions.
+  torch::Tensor forward(const torch::Tensor& x);
+
+ private:
+  // [max_positions, d_model] float32. A plain member, not a buffer: it is a
+  // function of the config, so it stays out of saved state; forward() moves it
+  // to the input's device.
+  torch::Tensor pe_;
+  torch::nn::Dropout dropout_{nullptr};
+};
+TORCH_MODULE(PositionalEncoding);
+
+}  // namespace model

@@ -1,0 +1,55 @@
+#include "trainer/model/transformer.h"
+
+namespace model {
+
+namespace {
+
+const ModelConfig& validated(const ModelConfig& config) {
+  validate(config);
+  return config;
+}
+
+}  // namespace
+
+EncoderDecoderImpl::EncoderDecoderImpl(const ModelConfig& config) : config_(validated(config)) {
+  const auto& c = config_;
+  src_embed_ = register_module("src_embed", Embeddings(c.src_vocab, c.d_model));
+  // A shared table is registered once (as src_embed), so parameters() lists it once.
+  tgt_embed_ = c.share_embeddings ? src_embed_ : register_module("tgt_embed", Embeddings(c.tgt_vocab, c.d_model));
+  position_ = register_module("position", PositionalEncoding(c.d_model, c.dropout, c.max_positions));
+  encoder_ = register_module("encoder", Encoder(c));
+  decoder_ = register_module("decoder", Decoder(c));
+  // A tied weight stays registered by the embedding only.
+  generator_ = register_module(
+      "generator", Generator(c.d_model, c.tgt_vocab, c.tie_output ? tgt_embed_->weight() : torch::Tensor()));
+  init_parameters();
+}
+
+// As in the Annotated Transformer: Xavier-uniform for every matrix (embeddings
+// included); biases zero. LayerNorm gains keep their initial 1.
+void EncoderDecoderImpl::init_parameters() {
+  for (auto& parameter : named_parameters()) {
+    const auto& name = parameter.key();
+    if (parameter->dim() > 1) {
+      torch::nn::init::xavier_uniform_(parameter.value());
+    } else if (name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0) {
+      torch::nn::init::zeros_(parameter.value());
+    }
+  }
+}
+
+torch::Tensor EncoderDecoderImpl::encode(const torch::Tensor& src, const torch::Tensor& src_mask) {
+  return encoder_(position_(src_embed_(src)), src_mask);  // [B, S, d_model]
+}
+
+torch::Tensor EncoderDecoderImpl::decode(const torch::Tensor& memory, const torch::Tensor& src_mask,
+                                         const torch::Tensor& tgt_in, const torch::Tensor& tgt_mask) {
+  return decoder_(position_(tgt_embed_(tgt_in)), memory, src_mask, tgt_mask);  // [B, T, d_model]
+}
+
+torch::Tensor EncoderDecoderImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt_in,
+                                          const torch::Tensor& src_mask, const torch::Tensor& tgt_mask) {
+  return generator_(decode(encode(src, src_mask), src_mask, tgt_in, tgt_mask));  // [B, T, tgt_vocab]
+}
+
+}  // namespace model
