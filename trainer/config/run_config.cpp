@@ -93,6 +93,15 @@ model::ModelConfig RunConfig::model_config(int64_t src_vocab, int64_t tgt_vocab,
   return m;
 }
 
+RunConfig read_run_config(const std::string& toml_path) {
+  RunConfig cfg;
+  Schema schema;
+  cfg.bind(schema);
+  schema.load_toml(toml_path);
+  cfg.validate();
+  return cfg;
+}
+
 RunConfigOptions::RunConfigOptions(CLI::App& app) {
   config_.bind(schema_);
   app.add_option("--config", file_, "TOML run config (configs/*.toml)")->check(CLI::ExistingFile);

@@ -69,6 +69,9 @@ struct RunConfig {
   model::ModelConfig model_config(int64_t src_vocab, int64_t tgt_vocab, int64_t pad_id) const;
 };
 
+// The config a run saved (<run>/config.toml), for jobs that follow training.
+RunConfig read_run_config(const std::string& toml_path);
+
 // A RunConfig read from `--config file.toml` and `--section.key value`
 // overrides. Usage:  RunConfigOptions opts(app); app.parse(argc, argv); opts.resolve();
 class RunConfigOptions {

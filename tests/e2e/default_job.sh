@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# End to end on the embedded default: prepare -> train on 2 MPI ranks ->
+# evaluate, asserting the quality it reaches (>= 99% exact match on test)
+# and that the checkpoint's weights load in Python's torch.
+# Usage: default_job.sh <build dir> <source dir>
+set -euo pipefail
+build=$(realpath "$1"); src=$(realpath "$2")
+work=$(mktemp -d /tmp/e2e-default.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+"$build/bin/prepare_data" --task reverse --out data/reverse --seed 1 \
+  --train-size 20000 --valid-size 500 --test-size 500 --min-len 4 --max-len 12 --symbols 20
+bash "$src/scripts/mpirun.sh" -np 2 "$build/bin/trainer" --config "$src/configs/default.toml" \
+  --run.out_dir "$work/runs"
+"$build/bin/evaluate" --run "$work/runs/default" --split test --out "$work/eval" > /dev/null
+
+/usr/bin/python3 - "$work" <<'PY'
+import json, sys, torch
+work = sys.argv[1]
+r = json.load(open(f"{work}/eval/results.json"))
+print(f"exact match {r['exact_match']:.4f}, ppl {r['ppl']:.3f}, step {r['step']}")
+assert r["exact_match"] >= 0.99, f"embedded default reached only {r['exact_match']:.4f} exact match"
+hyps = open(f"{work}/eval/hypotheses.txt").read().splitlines()
+assert len(hyps) == r["num_examples"] == 500, len(hyps)
+sd = torch.load(f"{work}/runs/default/checkpoints/latest/model.pt")
+assert all(isinstance(v, torch.Tensor) for v in sd.values()) and len(sd) > 10
+print(f"python3-torch loaded {len(sd)} tensors, {sum(v.numel() for v in sd.values())} values")
+PY
+(cd "$work/runs/default/checkpoints/latest" && sha256sum -c --quiet SHA256SUMS)
+test "$(wc -l < "$work/runs/default/metrics.jsonl")" -ge 10
+echo "e2e default job: OK"

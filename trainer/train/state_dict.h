@@ -1,0 +1,19 @@
+// Model weights as a state dict {name: tensor} in a file that Python reads:
+//
+//   import torch; sd = torch.load("model.pt")   # dict of tensors, Debian python3-torch
+//
+// (torch::pickle_save writes the format of Python's torch.save.)
+#pragma once
+#include <string>
+
+#include <torch/torch.h>
+
+namespace train {
+
+void save_state_dict(const torch::nn::Module& module, const std::string& path);
+
+// Copies every parameter and buffer of `module` from the file. A missing or
+// extra name, or a shape that differs, is an error naming the tensor and the file.
+void load_state_dict(torch::nn::Module& module, const std::string& path);
+
+}  // namespace train
