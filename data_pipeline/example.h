@@ -1,0 +1,22 @@
+// One sentence pair as the data pipeline hands it to collate().
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace data {
+
+// Token ids without bos/eos (collate adds them).
+struct Example {
+  int64_t id = 0;            // index in its split (line number in the text files)
+  std::vector<int32_t> src;  // [S]
+  std::vector<int32_t> tgt;  // [T]
+};
+
+// Per-example token counts of a split, without bos/eos: what the batcher
+// needs to plan batches without touching the tokens.
+struct ExampleLengths {
+  std::vector<int64_t> src;  // [n]
+  std::vector<int64_t> tgt;  // [n]
+};
+
+}  // namespace data

@@ -1,0 +1,183 @@
+#include "data_pipeline/manifest.h"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace data {
+
+using nlohmann::json;
+
+namespace {
+
+template <typename Member>
+int64_t sum(const std::vector<ShardEntry>& shards, Member member) {
+  int64_t total = 0;
+  for (const auto& shard : shards) total += shard.*member;
+  return total;
+}
+
+json to_json(const SplitEntry& split) {
+  json shards = json::array();
+  for (const auto& shard : split.shards) {
+    shards.push_back({{"file", shard.file},
+                      {"num_examples", shard.num_examples},
+                      {"src_tokens", shard.src_tokens},
+                      {"tgt_tokens", shard.tgt_tokens},
+                      {"sha256", shard.sha256}});
+  }
+  json sources = json::array();
+  for (const auto& source : split.sources) {
+    sources.push_back({{"path", source.path}, {"sha256", source.sha256}});
+  }
+  return {{"shards", shards}, {"sources", sources}};
+}
+
+// Typed access to the fields of one manifest file; errors name the file and
+// the field's path ("splits.train.shards[0].file").
+class Fields {
+ public:
+  explicit Fields(std::string file) : file_(std::move(file)) {}
+
+  // object[key], which must exist; `path` is the object's own field path.
+  const json& at(const json& object, const std::string& path, const std::string& key) const {
+    if (!object.contains(key)) fail(join(path, key), "is missing");
+    return object.at(key);
+  }
+
+  template <typename T>
+  T get(const json& object, const std::string& path, const std::string& key) const {
+    const json& value = at(object, path, key);
+    try {
+      return value.get<T>();
+    } catch (const json::exception&) {
+      fail(join(path, key), "has the wrong type (" + value.dump() + ")");
+    }
+  }
+
+  // object[key], which must be of `type` (an array or an object).
+  const json& container(const json& object, const std::string& path, const std::string& key,
+                        json::value_t type) const {
+    const json& value = at(object, path, key);
+    if (value.type() != type) {
+      fail(join(path, key), type == json::value_t::array ? "is not an array" : "is not an object");
+    }
+    return value;
+  }
+
+  [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+    throw std::runtime_error(file_ + ": field '" + field + "' " + problem);
+  }
+
+ private:
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+  std::string file_;
+};
+
+SplitEntry split_from_json(const Fields& fields, const json& object, const std::string& path) {
+  SplitEntry split;
+  const auto& shards = fields.container(object, path, "shards", json::value_t::array);
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const std::string at = path + ".shards[" + std::to_string(i) + "]";
+    split.shards.push_back({fields.get<std::string>(shards[i], at, "file"),
+                            fields.get<int64_t>(shards[i], at, "num_examples"),
+                            fields.get<int64_t>(shards[i], at, "src_tokens"),
+                            fields.get<int64_t>(shards[i], at, "tgt_tokens"),
+                            fields.get<std::string>(shards[i], at, "sha256")});
+  }
+  const auto& sources = fields.container(object, path, "sources", json::value_t::array);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const std::string at = path + ".sources[" + std::to_string(i) + "]";
+    split.sources.push_back({fields.get<std::string>(sources[i], at, "path"),
+                             fields.get<std::string>(sources[i], at, "sha256")});
+  }
+  return split;
+}
+
+}  // namespace
+
+int64_t SplitEntry::num_examples() const { return sum(shards, &ShardEntry::num_examples); }
+int64_t SplitEntry::src_tokens() const { return sum(shards, &ShardEntry::src_tokens); }
+int64_t SplitEntry::tgt_tokens() const { return sum(shards, &ShardEntry::tgt_tokens); }
+
+void write_manifest(const std::filesystem::path& dir, const Manifest& manifest) {
+  json splits = json::object();
+  for (const auto& [name, split] : manifest.splits) splits[name] = to_json(split);
+  const json document = {
+      {"format", kDatasetFormat},
+      {"format_version", kDatasetFormatVersion},
+      {"task", manifest.task},
+      {"tokenizer",
+       {{"kind", manifest.tokenizer_kind},
+        {"src_file", manifest.src_tokenizer_file},
+        {"tgt_file", manifest.tgt_tokenizer_file}}},
+      {"src_vocab_size", manifest.src_vocab_size},
+      {"tgt_vocab_size", manifest.tgt_vocab_size},
+      {"special_ids",
+       {{"pad", manifest.special.pad},
+        {"bos", manifest.special.bos},
+        {"eos", manifest.special.eos},
+        {"unk", manifest.special.unk}}},
+      {"splits", splits},
+      {"prepare", manifest.prepare},
+  };
+  const auto file = dir / kManifestFile;
+  std::ofstream out(file);
+  out << document.dump(2) << '\n';
+  if (!out.flush()) throw std::runtime_error("cannot write " + file.string());
+}
+
+Manifest read_manifest(const std::filesystem::path& dir) {
+  const auto file = dir / kManifestFile;
+  if (!std::filesystem::is_directory(dir)) {
+    throw std::runtime_error("dataset directory " + dir.string() + " does not exist");
+  }
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error(dir.string() + " is not a dataset: cannot open " + file.string());
+  json document;
+  try {
+    document = json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(file.string() + ": not valid JSON: " + e.what());
+  }
+  const Fields fields(file.string());
+  if (!document.is_object()) fields.fail("(top level)", "is not an object");
+
+  if (fields.get<std::string>(document, "", "format") != kDatasetFormat) {
+    fields.fail("format", std::string("is not \"") + kDatasetFormat + "\"");
+  }
+  if (fields.get<int64_t>(document, "", "format_version") != kDatasetFormatVersion) {
+    fields.fail("format_version", "is not " + std::to_string(kDatasetFormatVersion) +
+                                      ", the version this build reads");
+  }
+  Manifest manifest;
+  manifest.task = fields.get<std::string>(document, "", "task");
+  if (manifest.task != "seq2seq") fields.fail("task", "is '" + manifest.task + "', expected 'seq2seq'");
+
+  const auto& tokenizer = fields.container(document, "", "tokenizer", json::value_t::object);
+  manifest.tokenizer_kind = fields.get<std::string>(tokenizer, "tokenizer", "kind");
+  manifest.src_tokenizer_file = fields.get<std::string>(tokenizer, "tokenizer", "src_file");
+  manifest.tgt_tokenizer_file = fields.get<std::string>(tokenizer, "tokenizer", "tgt_file");
+  manifest.src_vocab_size = fields.get<int64_t>(document, "", "src_vocab_size");
+  manifest.tgt_vocab_size = fields.get<int64_t>(document, "", "tgt_vocab_size");
+
+  const auto& special = fields.container(document, "", "special_ids", json::value_t::object);
+  manifest.special = {fields.get<int32_t>(special, "special_ids", "pad"),
+                      fields.get<int32_t>(special, "special_ids", "bos"),
+                      fields.get<int32_t>(special, "special_ids", "eos"),
+                      fields.get<int32_t>(special, "special_ids", "unk")};
+  if (manifest.special != SpecialIds{}) {
+    fields.fail("special_ids", "differs from the fixed pad=0 bos=1 eos=2 unk=3 of this build");
+  }
+
+  const auto& splits = fields.container(document, "", "splits", json::value_t::object);
+  for (const auto& [name, split] : splits.items()) {
+    manifest.splits[name] = split_from_json(fields, split, "splits." + name);
+  }
+  manifest.prepare = document.value("prepare", json::object());
+  return manifest;
+}
+
+}  // namespace data

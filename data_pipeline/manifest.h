@@ -1,0 +1,78 @@
+// manifest.json: the table of contents of a dataset directory.
+//
+//   {
+//     "format": "transformer-dataset", "format_version": 1, "task": "seq2seq",
+//     "tokenizer": {"kind": "word", "src_file": "vocab.txt", "tgt_file": "vocab.txt"},
+//     "src_vocab_size": 24, "tgt_vocab_size": 24,
+//     "special_ids": {"pad": 0, "bos": 1, "eos": 2, "unk": 3},
+//     "splits": {
+//       "train": {
+//         "shards": [{"file": "train-00000.h5", "num_examples": 20000,
+//                     "src_tokens": 160123, "tgt_tokens": 160123, "sha256": "9f86..."}],
+//         "sources": [{"path": "/abs/train.de", "sha256": "..."}, ...]   // text only
+//       },
+//       "valid": {...}, "test": {...}
+//     },
+//     "prepare": {"command": "prepare_data --task copy ...", "options": {...}}
+//   }
+//
+// Token counts are without bos/eos, as stored in the shards. The tokenizer
+// files are relative to the directory; src_file == tgt_file when joint.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data_pipeline/special_ids.h"
+
+namespace data {
+
+inline constexpr char kManifestFile[] = "manifest.json";
+inline constexpr char kDatasetFormat[] = "transformer-dataset";
+inline constexpr int64_t kDatasetFormatVersion = 1;
+
+struct ShardEntry {
+  std::string file;  // relative to the dataset dir
+  int64_t num_examples = 0;
+  int64_t src_tokens = 0;
+  int64_t tgt_tokens = 0;
+  std::string sha256;  // of the whole file
+};
+
+struct SourceFile {
+  std::string path;  // absolute, as read by prepare_data
+  std::string sha256;
+};
+
+struct SplitEntry {
+  std::vector<ShardEntry> shards;  // in example order
+  std::vector<SourceFile> sources;  // src then tgt text file; empty for synthetic tasks
+
+  int64_t num_examples() const;
+  int64_t src_tokens() const;
+  int64_t tgt_tokens() const;
+};
+
+struct Manifest {
+  std::string task = "seq2seq";
+  std::string tokenizer_kind;
+  std::string src_tokenizer_file;
+  std::string tgt_tokenizer_file;
+  int64_t src_vocab_size = 0;
+  int64_t tgt_vocab_size = 0;
+  SpecialIds special;
+  std::map<std::string, SplitEntry> splits;
+  nlohmann::json prepare;  // how the dataset was made (free-form, for people)
+};
+
+void write_manifest(const std::filesystem::path& dir, const Manifest& manifest);
+
+// Reads and validates dir/manifest.json; errors name the file and the field
+// ("... manifest.json: field 'splits.train.shards[0].sha256' is missing").
+Manifest read_manifest(const std::filesystem::path& dir);
+
+}  // namespace data

@@ -1,0 +1,62 @@
+// prepare_data's work: text or a synthetic task -> a complete dataset dir.
+//
+//   out/manifest.json                 (manifest.h)
+//   out/vocab.txt  or  out/vocab.src.txt + out/vocab.tgt.txt   (vocab.h)
+//   out/{train,valid,test}-NNNNN.h5   (shard_format.h)
+//
+// The directory appears atomically: everything is built in "<out>.tmp-<pid>"
+// and renamed to <out> at the end (an old <out> is moved aside first and
+// deleted last, with force). A failure removes the temporary directory.
+//
+// Shard k of a split holds examples [k × shard_size, (k + 1) × shard_size)
+// with ids = their positions, so a later MPI version can let each rank write
+// a disjoint set of shards without coordination.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "data_pipeline/manifest.h"
+#include "data_pipeline/shard_writer.h"
+#include "data_pipeline/synthetic.h"
+#include "data_pipeline/tokenizer.h"
+
+namespace data {
+
+// The splits prepare_data knows, in the order they are written.
+inline const std::vector<std::string> kSplits = {"train", "valid", "test"};
+
+struct TextFiles {
+  std::filesystem::path src;
+  std::filesystem::path tgt;
+};
+
+struct PrepareOptions {
+  std::string task;  // "copy", "reverse" or "text"
+  std::filesystem::path out;
+  bool force = false;  // replace an existing non-empty <out>
+
+  // Synthetic tasks: split sizes (0 leaves a split out), lengths, symbols.
+  uint64_t seed = 1;  // split s is drawn with mix_seed(seed, index of s in kSplits)
+  std::map<std::string, int64_t> sizes = {{"train", 20000}, {"valid", 500}, {"test", 500}};
+  SyntheticOptions synthetic;
+
+  // Text: files per split ("train" required); the tokenizer is trained on train.
+  std::map<std::string, TextFiles> text;
+  std::string tokenizer = "word";  // a kind from tokenizer_kinds()
+  bool joint_vocab = false;        // one vocabulary for both sides
+  TokenizerOptions vocab;
+
+  int64_t shard_size = 100000;  // max examples per shard
+  ShardWriteOptions shard;
+
+  std::string command;  // the command line, recorded in the manifest
+};
+
+// Builds the dataset and returns its manifest. Throws std::runtime_error or
+// std::invalid_argument with a message naming the file or option at fault.
+Manifest prepare_dataset(const PrepareOptions& options);
+
+}  // namespace data

@@ -1,0 +1,66 @@
+// The HDF5 shard: one file holding a contiguous slice of one split.
+//
+// File {split}-{NNNNN}.h5 (e.g. train-00003.h5), readable with h5py/h5dump:
+//
+//   /               attrs (scalars): format = "transformer-shard" (UTF-8
+//                   string), format_version = 1, num_examples, src_vocab_size,
+//                   tgt_vocab_size, pad_id, bos_id, eos_id, unk_id (int64)
+//   /src/tokens     int32 [total source tokens], chunked (+ optional deflate)
+//   /src/offsets    int64 [num_examples + 1]; example i is
+//                   tokens[offsets[i] : offsets[i + 1]], offsets[0] = 0
+//   /tgt/tokens     int32, as /src/tokens
+//   /tgt/offsets    int64, as /src/offsets
+//   /ids            int64 [num_examples]: the example's index in its split
+//                   (its line number in the text files, from 0)
+//
+// Sequences are stored bare: no bos and no eos on either side. The batcher
+// and collate() add them (src + eos; bos + tgt; tgt + eos), so changing that
+// convention never needs the data to be prepared again.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data_pipeline/special_ids.h"
+
+namespace data {
+
+inline constexpr char kShardFormat[] = "transformer-shard";
+inline constexpr int64_t kShardFormatVersion = 1;
+
+// Variable-length sequences packed end to end (one side of a shard).
+struct RaggedTokens {
+  std::vector<int32_t> tokens;        // [total tokens]
+  std::vector<int64_t> offsets = {0};  // [n + 1]
+
+  int64_t size() const { return static_cast<int64_t>(offsets.size()) - 1; }
+  int64_t length(int64_t i) const { return offsets[i + 1] - offsets[i]; }
+  std::vector<int32_t> at(int64_t i) const {
+    return {tokens.begin() + offsets[i], tokens.begin() + offsets[i + 1]};
+  }
+  void append(const std::vector<int32_t>& sequence) {
+    tokens.insert(tokens.end(), sequence.begin(), sequence.end());
+    offsets.push_back(static_cast<int64_t>(tokens.size()));
+  }
+};
+
+// The arrays of one shard; src, tgt and ids all hold the same n examples.
+struct ShardData {
+  RaggedTokens src;
+  RaggedTokens tgt;
+  std::vector<int64_t> ids;  // [n]
+
+  int64_t size() const { return static_cast<int64_t>(ids.size()); }
+};
+
+// The root attributes besides format, format_version and num_examples.
+struct ShardAttrs {
+  int64_t src_vocab_size = 0;
+  int64_t tgt_vocab_size = 0;
+  SpecialIds special;
+};
+
+// "train", 3 -> "train-00003.h5"
+std::string shard_file_name(const std::string& split, int64_t index);
+
+}  // namespace data

@@ -1,0 +1,71 @@
+#include "data_pipeline/shard_writer.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "data_pipeline/hdf5_util.h"
+
+namespace data {
+
+namespace {
+
+void check_shapes(const ShardData& data) {
+  if (data.src.size() != data.size() || data.tgt.size() != data.size()) {
+    throw std::invalid_argument("src, tgt and ids hold different numbers of examples (" +
+                                std::to_string(data.src.size()) + ", " +
+                                std::to_string(data.tgt.size()) + ", " +
+                                std::to_string(data.size()) + ")");
+  }
+}
+
+void write_side(hid_t file, const std::string& side, const RaggedTokens& sequences,
+                const ShardWriteOptions& options) {
+  h5::Handle group(H5Gcreate2(file, side.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                   "create group " + side);
+  const int64_t chunk = std::clamp<int64_t>(sequences.tokens.size(), 1, options.chunk);
+  h5::write_vector(file, (side + "/tokens").c_str(), sequences.tokens, {chunk, options.deflate});
+  h5::write_vector(file, (side + "/offsets").c_str(), sequences.offsets, {});
+}
+
+void write_file(const std::string& path, const ShardData& data, const ShardAttrs& attrs,
+                const ShardWriteOptions& options) {
+  if (options.deflate > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) {
+    throw std::runtime_error("this HDF5 library has no deflate filter");
+  }
+  h5::Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                  "create the file");
+  const hid_t root = file.get();
+  h5::write_attr(root, "format", std::string(kShardFormat));
+  h5::write_attr(root, "format_version", kShardFormatVersion);
+  h5::write_attr(root, "num_examples", data.size());
+  h5::write_attr(root, "src_vocab_size", attrs.src_vocab_size);
+  h5::write_attr(root, "tgt_vocab_size", attrs.tgt_vocab_size);
+  h5::write_attr(root, "pad_id", attrs.special.pad);
+  h5::write_attr(root, "bos_id", attrs.special.bos);
+  h5::write_attr(root, "eos_id", attrs.special.eos);
+  h5::write_attr(root, "unk_id", attrs.special.unk);
+  write_side(root, "src", data.src, options);
+  write_side(root, "tgt", data.tgt, options);
+  h5::write_vector(root, "ids", data.ids, {});
+  h5::check(H5Fflush(root, H5F_SCOPE_LOCAL), "flush the file");
+}
+
+}  // namespace
+
+void write_shard(const std::filesystem::path& file, const ShardData& data, const ShardAttrs& attrs,
+                 const ShardWriteOptions& options) {
+  const std::filesystem::path temp = file.string() + ".tmp";
+  try {
+    check_shapes(data);
+    h5::QuietErrors quiet;
+    write_file(temp.string(), data, attrs, options);  // closed on return
+    std::filesystem::rename(temp, file);
+  } catch (const std::exception& e) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    throw std::runtime_error("writing shard " + file.string() + ": " + e.what());
+  }
+}
+
+}  // namespace data

@@ -1,0 +1,56 @@
+// Text <-> token ids, behind one interface so callers never care which kind.
+//
+// Kinds today: "word" (whitespace-separated words) and "char" (UTF-8 code
+// points), both a Vocab underneath (vocab_tokenizer.h). A SentencePiece kind
+// is added by implementing Tokenizer and extending train_tokenizer,
+// load_tokenizer and tokenizer_file_name; prepare_data, the manifest and the
+// trainer only pass the kind string and a file name around.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace data {
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+
+  virtual std::string kind() const = 0;
+  virtual int64_t vocab_size() const = 0;  // ids are in [0, vocab_size)
+
+  // Token ids of `text`, without bos/eos; unknown tokens become unk.
+  virtual std::vector<int32_t> encode(std::string_view text) const = 0;
+  // Text of `ids`: stops at the first eos, skips pad and bos; unk is written
+  // as "<unk>" so that a reader sees it (e.g. in BLEU output).
+  virtual std::string decode(const std::vector<int32_t>& ids) const = 0;
+
+  virtual void save(const std::filesystem::path& file) const = 0;
+};
+
+// Vocabulary limits when training a tokenizer from text.
+struct TokenizerOptions {
+  int64_t min_count = 1;  // drop tokens seen fewer times (they become unk)
+  int64_t max_size = 0;   // at most this many ids including specials; 0 = no limit
+};
+
+// The kinds train_tokenizer and load_tokenizer accept.
+const std::vector<std::string>& tokenizer_kinds();
+
+// Builds a tokenizer of `kind` from training text (one sentence per entry).
+std::unique_ptr<Tokenizer> train_tokenizer(const std::string& kind,
+                                           const std::vector<std::string_view>& text,
+                                           const TokenizerOptions& options);
+
+// Loads what Tokenizer::save wrote.
+std::unique_ptr<Tokenizer> load_tokenizer(const std::string& kind,
+                                          const std::filesystem::path& file);
+
+// File name inside the dataset dir for one side ("src" or "tgt"), or for the
+// joint tokenizer when `side` is empty: vocab.src.txt, vocab.tgt.txt, vocab.txt.
+std::string tokenizer_file_name(const std::string& kind, std::string_view side);
+
+}  // namespace data

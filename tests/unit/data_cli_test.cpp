@@ -1,0 +1,126 @@
+// prepare_data refuses bad input: it exits with status 1 and a message naming
+// the file or option at fault, and leaves no dataset or temporary directory.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/test_paths.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+Result prepare_data(const std::string& arguments) {
+  const std::string command = std::string(test_paths::kBinDir) + "/prepare_data " + arguments + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return {-1, "popen failed: " + command};
+  std::string output;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+class DataCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(testing::TempDir()) /
+           ("data_cli_test-" + std::to_string(::getpid()) + "-" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    out_ = (dir_ / "dataset").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string text_file(const std::string& name, const std::string& content) const {
+    std::ofstream(dir_ / name, std::ios::binary) << content;
+    return (dir_ / name).string();
+  }
+
+  // Status 1 and every one of `mentions` in the output.
+  static void expect_failure(const Result& result, const std::vector<std::string>& mentions) {
+    EXPECT_EQ(result.status, 1) << result.output;
+    for (const auto& mention : mentions) {
+      EXPECT_NE(result.output.find(mention), std::string::npos)
+          << "'" << mention << "' not in: " << result.output;
+    }
+  }
+
+  // Nothing but `allowed` in the test directory: no dataset, no "<out>.tmp-<pid>".
+  void expect_only(const std::vector<std::string>& allowed) const {
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      const auto name = entry.path().filename().string();
+      EXPECT_NE(std::find(allowed.begin(), allowed.end(), name), allowed.end()) << name;
+    }
+  }
+
+  fs::path dir_;
+  std::string out_;
+};
+
+TEST_F(DataCli, MissingTextFileIsNamed) {
+  const auto tgt = text_file("train.en", "a\n");
+  const auto missing = (dir_ / "train.de").string();
+  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + missing + " --train-tgt " + tgt),
+                 {missing});
+  expect_only({"train.en"});
+}
+
+// The mismatch is in a later split (valid): train was already written to the
+// temporary directory, and must not survive.
+TEST_F(DataCli, LineCountMismatchNamesBothFilesAndCounts) {
+  const auto src = text_file("train.de", "a b\n");
+  const auto tgt = text_file("train.en", "c d\n");
+  const auto valid_src = text_file("valid.de", "a\nb\nc\n");
+  const auto valid_tgt = text_file("valid.en", "a\nb\n");
+  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src + " --train-tgt " + tgt +
+                              " --valid-src " + valid_src + " --valid-tgt " + valid_tgt),
+                 {valid_src, valid_tgt, "3 lines", "has 2"});
+  expect_only({"train.de", "train.en", "valid.de", "valid.en"});
+}
+
+TEST_F(DataCli, EmptyInputIsRefused) {
+  const auto src = text_file("train.de", "");
+  const auto tgt = text_file("train.en", "");
+  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src + " --train-tgt " + tgt),
+                 {src, "empty"});
+}
+
+TEST_F(DataCli, ExistingOutputNeedsForce) {
+  fs::create_directories(out_);
+  text_file("dataset/keep.txt", "precious");
+  const std::string copy = "--task copy --train-size 5 --out " + out_;
+  expect_failure(prepare_data(copy), {out_, "--force"});
+  EXPECT_TRUE(fs::exists(fs::path(out_) / "keep.txt"));
+
+  const auto forced = prepare_data(copy + " --force");
+  ASSERT_EQ(forced.status, 0) << forced.output;
+  EXPECT_FALSE(fs::exists(fs::path(out_) / "keep.txt"));
+  EXPECT_TRUE(fs::exists(fs::path(out_) / "manifest.json"));
+  expect_only({"dataset"});
+}
+
+TEST_F(DataCli, OptionsOfTheOtherTaskAreRefused) {
+  const auto src = text_file("train.de", "a\n");
+  expect_failure(prepare_data("--task copy --out " + out_ + " --train-src " + src),
+                 {"--train-src", "--task copy"});
+  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src),
+                 {"--train-src", "--train-tgt"});
+  expect_only({"train.de"});
+}
+
+}  // namespace
