@@ -32,7 +32,7 @@ TEST(RunConfig, FileThenCommandLineOverrides) {
   parse(opts, app, {"--config", path, "--model.heads", "8", "--optim.schedule", "constant"});
   EXPECT_EQ(opts.config().model.d_model, 64);
   EXPECT_EQ(opts.config().model.heads, 8);  // command line wins
-  EXPECT_EQ(opts.config().model.norm, "post");
+  EXPECT_EQ(opts.config().model.norm, model::NormPlacement::kPost);
   EXPECT_DOUBLE_EQ(opts.config().optim.lr, 0.5);
   EXPECT_EQ(opts.config().optim.schedule, "constant");
   EXPECT_EQ(opts.config().model.d_ff, 2048);  // default kept
@@ -76,6 +76,7 @@ TEST(RunConfig, ErrorsNameTheFileAndKey) {
   expect_error({"--config", syntax}, "line 1");
   expect_error({"--model.norm", "middle"}, "model.norm must be one of {pre, post}");
   expect_error({"--model.d_model", "12x"}, "--model.d_model");
+  expect_error({"--optim.schedule", "cosine"}, "optim.schedule must be one of {noam, inverse_sqrt, constant}");
   expect_error({"--model.heads", "5"}, "multiple of model.heads");
 }
 

@@ -22,7 +22,9 @@ void RunConfig::bind(Schema& s) {
   s.add("model.decoder_layers", &model.decoder_layers, "decoder layers N");
   s.add("model.dropout", &model.dropout, "dropout P_drop");
   s.add("model.layer_norm_eps", &model.layer_norm_eps, "LayerNorm epsilon");
-  s.add("model.norm", &model.norm, "LayerNorm placement", {"pre", "post"});
+  s.add("model.norm", &model.norm, "LayerNorm placement: pre (Annotated Transformer) or post (paper)",
+        std::vector<std::pair<std::string, model::NormPlacement>>{
+            {"pre", model::NormPlacement::kPre}, {"post", model::NormPlacement::kPost}});
   s.add("model.share_embeddings", &model.share_embeddings, "one embedding table for src and tgt");
   s.add("model.tie_output", &model.tie_output, "generator weight = target embedding");
   s.add("model.max_positions", &model.max_positions, "longest sequence (positional table rows)");
@@ -75,20 +77,9 @@ void RunConfig::validate() const {
 
 model::ModelConfig RunConfig::model_config(int64_t src_vocab, int64_t tgt_vocab,
                                            int64_t pad_id) const {
-  model::ModelConfig m;
+  model::ModelConfig m = model;
   m.src_vocab = src_vocab;
   m.tgt_vocab = tgt_vocab;
-  m.d_model = model.d_model;
-  m.heads = model.heads;
-  m.d_ff = model.d_ff;
-  m.encoder_layers = model.encoder_layers;
-  m.decoder_layers = model.decoder_layers;
-  m.dropout = model.dropout;
-  m.layer_norm_eps = model.layer_norm_eps;
-  m.norm = model.norm == "post" ? model::NormPlacement::kPost : model::NormPlacement::kPre;
-  m.share_embeddings = model.share_embeddings;
-  m.tie_output = model.tie_output;
-  m.max_positions = model.max_positions;
   m.pad_id = pad_id;
   return m;
 }

@@ -22,20 +22,6 @@ struct DataSection {
   int64_t max_len = 256;             // longer examples are skipped
 };
 
-struct ModelSection {
-  int64_t d_model = 512;
-  int64_t heads = 8;
-  int64_t d_ff = 2048;
-  int64_t encoder_layers = 6;
-  int64_t decoder_layers = 6;
-  double dropout = 0.1;
-  double layer_norm_eps = 1e-6;
-  std::string norm = "pre";  // pre (Annotated Transformer) | post (paper)
-  bool share_embeddings = false;
-  bool tie_output = false;
-  int64_t max_positions = 1024;
-};
-
 struct OptimSection {
   std::string schedule = "noam";  // noam | inverse_sqrt | constant
   double lr = 2.0;                // noam: the factor; otherwise the peak learning rate
@@ -59,13 +45,14 @@ struct TrainSection {
 struct RunConfig {
   RunSection run;
   DataSection data;
-  ModelSection model;
+  model::ModelConfig model;  // vocab sizes and pad id come from the dataset
   OptimSection optim;
   TrainSection train;
 
   void bind(Schema& schema);  // registers every field under "section.key"
   void validate() const;      // std::invalid_argument naming the field
   std::string run_dir() const { return run.out_dir + "/" + run.name; }
+  // The model section completed with the dataset's vocabulary sizes and pad id.
   model::ModelConfig model_config(int64_t src_vocab, int64_t tgt_vocab, int64_t pad_id) const;
 };
 

@@ -15,8 +15,9 @@ namespace {
 std::string section_of(const std::string& key) { return key.substr(0, key.find('.')); }
 std::string name_of(const std::string& key) { return key.substr(key.find('.') + 1); }
 
-std::string type_name(const std::variant<int64_t*, double*, bool*, std::string*>& field) {
-  static const char* names[] = {"an integer", "a number", "true or false", "a string"};
+template <typename Field>
+std::string type_name(const Field& field) {
+  static const char* names[] = {"an integer", "a number", "true or false", "a string", "a name"};
   return names[field.index()];
 }
 
@@ -50,28 +51,6 @@ Schema::Entry* Schema::find(const std::string& key) {
 }
 
 void Schema::set_from_text(Entry& entry, const std::string& text, const std::string& where) {
-  const auto fail = [&] {
-    throw std::invalid_argument(where + ": " + entry.key + " must be " + type_name(entry.field) +
-                                ", got '" + text + "'");
-  };
-  std::visit(
-      [&](auto* field) {
-        using T = std::remove_pointer_t<decltype(field)>;
-        if constexpr (std::is_same_v<T, std::string>) {
-          *field = text;
-        } else if constexpr (std::is_same_v<T, bool>) {
-          if (text == "true" || text == "1") *field = true;
-          else if (text == "false" || text == "0") *field = false;
-          else fail();
-        } else {
-          std::istringstream in(text);
-          T value{};
-          in >> value;
-          if (in.fail() || !in.eof()) fail();
-          *field = value;
-        }
-      },
-      entry.field);
   if (!entry.choices.empty() &&
       std::find(entry.choices.begin(), entry.choices.end(), text) == entry.choices.end()) {
     std::string allowed;
@@ -79,6 +58,30 @@ void Schema::set_from_text(Entry& entry, const std::string& text, const std::str
     throw std::invalid_argument(where + ": " + entry.key + " must be one of {" + allowed +
                                 "}, got '" + text + "'");
   }
+  const auto fail = [&] {
+    throw std::invalid_argument(where + ": " + entry.key + " must be " + type_name(entry.field) +
+                                ", got '" + text + "'");
+  };
+  std::visit(
+      [&](auto& field) {
+        using T = std::decay_t<decltype(field)>;
+        if constexpr (std::is_same_v<T, Named>) {
+          field.set(text);
+        } else if constexpr (std::is_same_v<T, std::string*>) {
+          *field = text;
+        } else if constexpr (std::is_same_v<T, bool*>) {
+          if (text == "true" || text == "1") *field = true;
+          else if (text == "false" || text == "0") *field = false;
+          else fail();
+        } else {
+          std::istringstream in(text);
+          std::remove_pointer_t<T> value{};
+          in >> value;
+          if (in.fail() || !in.eof()) fail();
+          *field = value;
+        }
+      },
+      entry.field);
 }
 
 void Schema::load_toml(const std::string& path) {
@@ -112,10 +115,11 @@ void Schema::load_toml(const std::string& path) {
       // command line accept the same things; a TOML type that cannot be the
       // field's (a string for a number, a float for an integer) is refused.
       const auto& f = entry->field;
-      const bool fits = value.is_string()           ? std::holds_alternative<std::string*>(f)
+      const bool text_field = std::holds_alternative<std::string*>(f) || std::holds_alternative<Named>(f);
+      const bool fits = value.is_string()           ? text_field
                         : value.is_boolean()        ? std::holds_alternative<bool*>(f)
-                        : value.is_integer()        ? !std::holds_alternative<std::string*>(f) &&
-                                                          !std::holds_alternative<bool*>(f)
+                        : value.is_integer()        ? std::holds_alternative<int64_t*>(f) ||
+                                                          std::holds_alternative<double*>(f)
                         : value.is_floating_point() ? std::holds_alternative<double*>(f)
                                                     : false;
       if (!fits) {
@@ -162,11 +166,12 @@ std::string Schema::to_toml() const {
     }
     out << name_of(entry.key) << " = ";
     std::visit(
-        [&](auto* field) {
-          using T = std::remove_pointer_t<decltype(field)>;
-          if constexpr (std::is_same_v<T, std::string>) out << std::quoted(*field);
-          else if constexpr (std::is_same_v<T, bool>) out << (*field ? "true" : "false");
-          else if constexpr (std::is_same_v<T, double>) {
+        [&](const auto& field) {
+          using T = std::decay_t<decltype(field)>;
+          if constexpr (std::is_same_v<T, Named>) out << std::quoted(field.get());
+          else if constexpr (std::is_same_v<T, std::string*>) out << std::quoted(*field);
+          else if constexpr (std::is_same_v<T, bool*>) out << (*field ? "true" : "false");
+          else if constexpr (std::is_same_v<T, double*>) {
             std::ostringstream number;
             number << std::setprecision(17) << *field;
             std::string s = number.str();

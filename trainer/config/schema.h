@@ -9,7 +9,9 @@
 // of the wrong type are errors naming the file and the key.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -28,13 +30,36 @@ class Schema {
   void add(const std::string& key, std::string* field, const std::string& help,
            std::vector<std::string> choices = {});
 
+  // An enum field spelled by name in files and on the command line.
+  template <typename Enum>
+  void add(const std::string& key, Enum* field, const std::string& help,
+           std::vector<std::pair<std::string, Enum>> names) {
+    Named named;
+    named.set = [field, names](const std::string& text) {
+      for (const auto& [name, value] : names)
+        if (name == text) *field = value;
+    };
+    named.get = [field, names] {
+      for (const auto& [name, value] : names)
+        if (value == *field) return name;
+      return std::string("?");
+    };
+    std::vector<std::string> choices;
+    for (const auto& entry : names) choices.push_back(entry.first);
+    add_entry({key, std::move(named), help, std::move(choices), {}, false});
+  }
+
   void load_toml(const std::string& path);
   void add_to_cli(CLI::App& app);  // one --section.key option per entry
   void apply_cli();                // after app.parse(): values given on the command line win
   std::string to_toml() const;
 
  private:
-  using Field = std::variant<int64_t*, double*, bool*, std::string*>;
+  struct Named {
+    std::function<void(const std::string&)> set;  // called with one of the choices
+    std::function<std::string()> get;
+  };
+  using Field = std::variant<int64_t*, double*, bool*, std::string*, Named>;
   struct Entry {
     std::string key;  // "section.name"
     Field field;
