@@ -13,25 +13,16 @@
 #include <gtest/gtest.h>
 
 #include "tests/test_paths.h"
+#include "tests/unit/run_command.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string output;  // stdout and stderr
-};
+using Result = test_util::CommandResult;
 
 Result prepare_data(const std::string& arguments) {
-  const std::string command = std::string(test_paths::kBinDir) + "/prepare_data " + arguments + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return {-1, "popen failed: " + command};
-  std::string output;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  return test_util::run_command(std::string(test_paths::kBinDir) + "/prepare_data " + arguments);
 }
 
 class DataCli : public testing::Test {

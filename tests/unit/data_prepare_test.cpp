@@ -21,26 +21,15 @@
 #include "data_pipeline/shard_reader.h"
 #include "data_pipeline/tokenizer.h"
 #include "tests/test_paths.h"
+#include "tests/unit/run_command.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Result {
-  int status;
-  std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& command) {
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return {-1, "popen failed: " + command};
-  std::string output;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using Result = test_util::CommandResult;
+using test_util::run_command;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -59,7 +48,7 @@ class DataPrepare : public testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   static Result prepare(const std::string& arguments) {
-    return run(std::string(test_paths::kBinDir) + "/prepare_data " + arguments);
+    return run_command(std::string(test_paths::kBinDir) + "/prepare_data " + arguments);
   }
 
   std::string text_file(const std::string& name, const std::string& content) const {
@@ -88,7 +77,7 @@ TEST_F(DataPrepare, SyntheticReverseReadsBack) {
     hashes += shard.sha256 + "  " + (out_ / shard.file).string() + "\n";
     files += " " + (out_ / shard.file).string();
   }
-  EXPECT_EQ(run("sha256sum" + files).output, hashes);
+  EXPECT_EQ(run_command("sha256sum" + files).output, hashes);
 
   const data::Dataset train(out_, "train");
   ASSERT_EQ(train.size(), 50);
@@ -122,7 +111,7 @@ with h5py.File(sys.argv[1], "r") as f:
                      "compression": d.compression, "data": d[()].tolist()}
 print(json.dumps(out))
 )");
-  const auto dumped = run(std::string(test_paths::kPython) + " " + script + " " + shard.string());
+  const auto dumped = run_command(std::string(test_paths::kPython) + " " + script + " " + shard.string());
   ASSERT_EQ(dumped.status, 0) << dumped.output;
   const auto seen = json::parse(dumped.output);
 
@@ -164,7 +153,7 @@ TEST_F(DataPrepare, TextWithCharVocabularyRoundTripsChinese) {
   EXPECT_EQ(manifest.src_vocab_size, 4 + 14);
   const auto& sources = manifest.splits.at("train").sources;
   ASSERT_EQ(sources.size(), 2u);
-  EXPECT_EQ(sources[0].sha256, run("sha256sum " + src).output.substr(0, 64));
+  EXPECT_EQ(sources[0].sha256, run_command("sha256sum " + src).output.substr(0, 64));
 
   const data::Dataset train(out_, "train");
   const auto zh = data::load_tokenizer("char", out_ / manifest.src_tokenizer_file);

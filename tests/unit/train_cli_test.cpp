@@ -1,0 +1,71 @@
+// trainer and evaluate refuse bad input with a message naming the thing at
+// fault and a non-zero exit status.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/test_paths.h"
+#include "tests/unit/run_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class TrainCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(testing::TempDir()) /
+           ("train_cli_test-" + std::to_string(::getpid()) + "-" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static test_util::CommandResult program(const std::string& name, const std::string& args) {
+    return test_util::run_command(std::string(test_paths::kBinDir) + "/" + name + " " + args);
+  }
+  static void expect_failure(const test_util::CommandResult& r, const std::string& mention) {
+    EXPECT_NE(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find(mention), std::string::npos) << "'" << mention << "' not in: " << r.output;
+  }
+  std::string file(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  fs::path dir_;
+};
+
+TEST_F(TrainCli, UnknownConfigKeyIsNamed) {
+  const auto cfg = file("typo.toml", "[model]\nd_modl = 64\n");
+  expect_failure(program("trainer", "--config " + cfg), "unknown key 'model.d_modl'");
+}
+
+TEST_F(TrainCli, UnknownCommandLineOptionIsNamed) {
+  expect_failure(program("trainer", "--model.d_modl 64"), "--model.d_modl");
+}
+
+TEST_F(TrainCli, MissingConfigFileIsNamed) {
+  expect_failure(program("trainer", "--config " + (dir_ / "nope.toml").string()), "nope.toml");
+}
+
+TEST_F(TrainCli, MissingDatasetDirectoryIsNamed) {
+  const auto missing = (dir_ / "no-such-dataset").string();
+  const auto r = program("trainer", "--data.dir " + missing + " --run.out_dir " + (dir_ / "runs").string());
+  expect_failure(r, missing);
+  EXPECT_FALSE(fs::exists(dir_ / "runs" / "default" / "checkpoints")) << "nothing half-written";
+}
+
+TEST_F(TrainCli, EvaluateWithoutCheckpointOrSplitIsNamed) {
+  ASSERT_EQ(program("prepare_data", "--task copy --out " + (dir_ / "data").string() +
+                    " --train-size 40 --valid-size 0 --test-size 4").status, 0);
+  fs::create_directories(dir_ / "run");
+  file("run/config.toml", "[data]\ndir = \"" + (dir_ / "data").string() + "\"\n");
+  const auto run = (dir_ / "run").string();
+  expect_failure(program("evaluate", "--run " + run + " --split test"), "checkpoints/latest");
+  expect_failure(program("evaluate", "--run " + run + " --split valid"), "valid");
+  expect_failure(program("evaluate", "--run " + (dir_ / "no-run").string()), "no-run");
+}
+
+}  // namespace
