@@ -15,7 +15,7 @@ cd "$work"
   --valid-size 0 --test-size 0 --min-len 2 --max-len 9 --symbols 13 >/dev/null
 common=(--data.dir data --data.batch_tokens 300 --model.d_model 32 --model.heads 4
         --model.d_ff 64 --model.encoder_layers 2 --model.decoder_layers 2 --model.dropout 0
-        --optim.warmup_steps 2 --train.max_steps 3 --train.log_every 1 --train.save_every 0
+        --optim.lr 0.5 --optim.warmup_steps 4 --train.max_steps 3 --train.log_every 1 --train.save_every 0
         --train.threads 1 --run.out_dir runs)
 train() {  # name ranks accum
   bash "$src/scripts/mpirun.sh" -np "$2" "$build/bin/trainer" "${common[@]}" \
@@ -30,10 +30,20 @@ import json, torch
 runs = ["r1a4", "r2a2", "r4a1"]
 sd = {r: torch.load(f"runs/{r}/checkpoints/latest/model.pt") for r in runs}
 ref = sd["r1a4"]
+
+def comparable(name, t):
+    # The key bias b^K has an exactly zero gradient (softmax is invariant to
+    # adding q.b^K to every score of a row); Adam turns its rounding noise into
+    # full-size steps, so it is left out of the comparison.
+    if name.endswith("in_proj_bias"):
+        d = t.numel() // 3
+        return torch.cat([t[:d], t[2 * d:]])
+    return t
+
 for r in runs[1:]:
     assert sd[r].keys() == ref.keys()
-    worst = max(((sd[r][k] - ref[k]).abs().max() / ref[k].abs().max().clamp_min(1e-12)).item()
-                for k in ref)
+    worst = max(((comparable(k, sd[r][k]) - comparable(k, ref[k])).abs().max() /
+                 comparable(k, ref[k]).abs().max().clamp_min(1e-12)).item() for k in ref)
     print(f"{r} vs r1a4: max relative difference {worst:.2e}")
     assert worst < 1e-5, f"{r} differs from r1a4 by {worst}"
 # the logged losses agree too, step by step
