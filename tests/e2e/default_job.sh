@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 
 "$build/bin/prepare_data" --task reverse --out data/reverse --seed 1 \
-  --train-size 20000 --valid-size 500 --test-size 500 --min-len 4 --max-len 12 --symbols 20
+  --train-size 20000 --valid-size 500 --test-size 500 --min-len 4 --max-len 10 --symbols 20
 bash "$src/scripts/mpirun.sh" -np 2 "$build/bin/trainer" --config "$src/configs/default.toml" \
   --run.out_dir "$work/runs"
 "$build/bin/evaluate" --run "$work/runs/default" --split test --out "$work/eval" > /dev/null

@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -11,6 +12,16 @@
 namespace config {
 
 namespace {
+
+// Shortest text that reads back as the same double, always with a '.' or an
+// exponent so that TOML keeps it a float: 0.1 -> "0.1", 2 -> "2.0".
+std::string format_double(double value) {
+  char buffer[64];
+  const auto end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
+  std::string text(buffer, end);
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
 
 std::string section_of(const std::string& key) { return key.substr(0, key.find('.')); }
 std::string name_of(const std::string& key) { return key.substr(key.find('.') + 1); }
@@ -132,11 +143,7 @@ void Schema::load_toml(const std::string& path) {
       if (value.is_string()) text = *value.value<std::string>();
       else if (value.is_boolean()) text = *value.value<bool>() ? "true" : "false";
       else if (value.is_integer()) text = std::to_string(*value.value<int64_t>());
-      else {
-        std::ostringstream number;
-        number << std::setprecision(17) << *value.value<double>();
-        text = number.str();
-      }
+      else text = format_double(*value.value<double>());
       set_from_text(*entry, text, "config file " + path);
     }
   }
@@ -171,13 +178,8 @@ std::string Schema::to_toml() const {
           if constexpr (std::is_same_v<T, Named>) out << std::quoted(field.get());
           else if constexpr (std::is_same_v<T, std::string*>) out << std::quoted(*field);
           else if constexpr (std::is_same_v<T, bool*>) out << (*field ? "true" : "false");
-          else if constexpr (std::is_same_v<T, double*>) {
-            std::ostringstream number;
-            number << std::setprecision(17) << *field;
-            std::string s = number.str();
-            if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // stay a TOML float
-            out << s;
-          } else out << *field;
+          else if constexpr (std::is_same_v<T, double*>) out << format_double(*field);
+          else out << *field;
         },
         entry.field);
     out << "\n";
