@@ -43,7 +43,8 @@ std::string mapped_blas() {
 
 RuntimeInfo setup_runtime(const ProcessInfo& info, int threads) {
   RuntimeInfo rt;
-  rt.cores_per_rank = std::max(1, usable_cores() / std::max(1, info.local_size));
+  const int affinity = usable_cores();  // cores this process may run on (mpirun binding)
+  rt.cores_per_rank = std::max(1, affinity / std::max(1, info.local_size));
   rt.threads = threads > 0 ? threads : rt.cores_per_rank;
   torch::set_num_threads(rt.threads);
   torch::set_num_interop_threads(1);
@@ -55,6 +56,11 @@ RuntimeInfo setup_runtime(const ProcessInfo& info, int threads) {
   if (rt.reference_blas) {
     spdlog::warn("!!! LibTorch runs on the REFERENCE BLAS ({}), ~15x slower than OpenBLAS. "
                  "Install libopenblas0-openmp (scripts/setup.sh does) !!!", rt.blas);
+  }
+  if (rt.threads > affinity) {
+    spdlog::warn("!!! {} torch threads but this rank may run on only {} core(s): they will share "
+                 "them. Launch with `mpirun --bind-to none` or `--map-by slot:PE={}` !!!",
+                 rt.threads, affinity, rt.threads);
   }
   if (rt.threads < rt.cores_per_rank) {
     spdlog::warn("!!! {} torch thread(s) per rank, but {} core(s) per rank are usable: "

@@ -27,7 +27,10 @@ ours() {  # size ranks threads -> tokens/s
       --train-size $((sents * (steps + 2))) --valid-size 0 --test-size 0 \
       --min-len $((len - 1)) --max-len $((len - 1)) --symbols $((v - 4)) >/dev/null
   rm -rf "$work/runs"
-  bash "$src/scripts/mpirun.sh" -np "$2" "$build/bin/trainer" --run.out_dir "$work/runs" \
+  # One rank runs without mpirun: mpirun would bind it to one core.
+  local launch=("$build/bin/trainer")
+  [ "$2" -gt 1 ] && launch=(bash "$src/scripts/mpirun.sh" -np "$2" "$build/bin/trainer")
+  "${launch[@]}" --run.out_dir "$work/runs" \
       --data.dir "$data" --data.batch_tokens $((sents * len)) --data.max_len "$len" \
       --model.d_model "$d" --model.heads "$h" --model.encoder_layers "$l" \
       --model.decoder_layers "$l" --model.d_ff "$ff" --model.dropout 0.1 \
