@@ -3,7 +3,7 @@
 # sizes, batch and threads, run one after the other in this one invocation.
 # Prints a markdown table of target tokens/s (median of timed windows).
 #
-#   tests/bench/compare_peer.sh [small|base ...]     (default: small base)
+#   tests/bench/compare_peer.sh [default|small|base ...]     (default: small base)
 #   PEER=/path/to/annotated_train.py MODES="1x1 1x2 2x1" STEPS=12
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +17,7 @@ sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(small base)
 
 # name: d_model heads layers d_ff vocab sentences-per-step length
 declare -A SIZE=(
+  [default]="128 4 2 512 24 160 12"
   [small]="256 4 3 1024 8000 64 32"
   [base]="512 8 6 2048 32000 32 32")
 
