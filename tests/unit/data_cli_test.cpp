@@ -14,6 +14,7 @@
 
 #include "tests/test_paths.h"
 #include "tests/unit/run_command.h"
+#include "tests/unit/temp_dir_test.h"
 
 namespace {
 
@@ -25,17 +26,12 @@ Result prepare_data(const std::string& arguments) {
   return test_util::run_command(std::string(test_paths::kBinDir) + "/prepare_data " + arguments);
 }
 
-class DataCli : public testing::Test {
+class DataCli : public test_util::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) /
-           ("data_cli_test-" + std::to_string(::getpid()) + "-" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     out_ = (dir_ / "dataset").string();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string text_file(const std::string& name, const std::string& content) const {
     std::ofstream(dir_ / name, std::ios::binary) << content;
@@ -59,7 +55,6 @@ class DataCli : public testing::Test {
     }
   }
 
-  fs::path dir_;
   std::string out_;
 };
 

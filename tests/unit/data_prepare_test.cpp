@@ -22,6 +22,7 @@
 #include "data_pipeline/tokenizer.h"
 #include "tests/test_paths.h"
 #include "tests/unit/run_command.h"
+#include "tests/unit/temp_dir_test.h"
 
 namespace {
 
@@ -35,17 +36,12 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-class DataPrepare : public testing::Test {
+class DataPrepare : public test_util::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) /
-           ("data_prepare_test-" + std::to_string(::getpid()) + "-" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
     out_ = dir_ / "dataset";
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static Result prepare(const std::string& arguments) {
     return run_command(std::string(test_paths::kBinDir) + "/prepare_data " + arguments);
@@ -56,7 +52,6 @@ class DataPrepare : public testing::Test {
     return (dir_ / name).string();
   }
 
-  fs::path dir_;
   fs::path out_;
 };
 

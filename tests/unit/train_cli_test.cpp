@@ -7,21 +7,14 @@
 
 #include "tests/test_paths.h"
 #include "tests/unit/run_command.h"
+#include "tests/unit/temp_dir_test.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-class TrainCli : public testing::Test {
+class TrainCli : public test_util::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) /
-           ("train_cli_test-" + std::to_string(::getpid()) + "-" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static test_util::CommandResult program(const std::string& name, const std::string& args) {
     return test_util::run_command(std::string(test_paths::kBinDir) + "/" + name + " " + args);
@@ -34,7 +27,6 @@ class TrainCli : public testing::Test {
     std::ofstream(dir_ / name) << text;
     return (dir_ / name).string();
   }
-  fs::path dir_;
 };
 
 TEST_F(TrainCli, UnknownConfigKeyIsNamed) {

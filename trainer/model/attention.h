@@ -2,7 +2,7 @@
 //   Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V
 //   MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O,
 //   head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i)
-// Parameters are laid out like torch::nn::MultiheadAttention, so weights copy
+// Parameters are laid out like LibTorch's MultiheadAttention module, so weights copy
 // 1:1: in_proj_weight = [W^Q; W^K; W^V] (rows), out_proj = W^O.
 #pragma once
 #include <torch/torch.h>
