@@ -49,4 +49,12 @@ Batch collate(const std::vector<Example>& examples, const SpecialIds& special) {
   return batch;
 }
 
+Batch Batch::to(const torch::Device& device) const {
+  Batch moved = *this;
+  moved.src = src.to(device);
+  moved.tgt_in = tgt_in.to(device);
+  moved.tgt_out = tgt_out.to(device);
+  return moved;
+}
+
 }  // namespace data

@@ -27,6 +27,8 @@ struct Batch {
   int64_t num_src_tokens = 0;  // non-pad entries of src (eos included)
   int64_t num_tgt_tokens = 0;  // non-pad entries of tgt_out: the tokens the loss counts
   std::vector<int64_t> ids;    // [B] Example::id of each row
+
+  Batch to(const torch::Device& device) const;  // the tensors on `device`
 };
 
 Batch collate(const std::vector<Example>& examples, const SpecialIds& special);

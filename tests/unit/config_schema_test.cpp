@@ -38,6 +38,14 @@ TEST(RunConfig, FileThenCommandLineOverrides) {
   EXPECT_EQ(opts.config().model.d_ff, 2048);  // default kept
 }
 
+TEST(RunConfig, AnOptionGivenTwiceTakesTheLastValue) {
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  parse(opts, app, {"--model.heads", "2", "--dist.overlap", "false", "--model.heads", "16"});
+  EXPECT_EQ(opts.config().model.heads, 16);
+  EXPECT_FALSE(opts.config().dist.overlap);
+}
+
 TEST(RunConfig, ResolvedTomlReadsBackTheSame) {
   CLI::App app;
   config::RunConfigOptions opts(app);

@@ -45,6 +45,13 @@ void RunConfig::bind(Schema& s) {
   s.add("train.log_every", &train.log_every, "log a line every N steps");
   s.add("train.save_every", &train.save_every, "checkpoint every N steps (0 = only at the end)");
   s.add("train.threads", &train.threads, "torch threads per rank (0 = cores / local ranks)");
+
+  s.add("dist.backend", &dist.backend, "collectives: nccl on GPUs, mpi on CPUs",
+        {"auto", "mpi", "nccl"});
+  s.add("dist.bucket_mb", &dist.bucket_mb, "gradient allreduce bucket size in MiB");
+  s.add("dist.overlap", &dist.overlap, "start bucket allreduces during backward");
+  s.add("dist.check_every", &dist.check_every,
+        "compare parameter checksums across ranks every N steps (0 = at the end only)");
 }
 
 void RunConfig::validate() const {
@@ -73,6 +80,8 @@ void RunConfig::validate() const {
   require(train.log_every > 0, "train.log_every must be > 0");
   require(train.save_every >= 0, "train.save_every must be >= 0");
   require(train.threads >= 0, "train.threads must be >= 0");
+  require(dist.bucket_mb > 0, "dist.bucket_mb must be > 0");
+  require(dist.check_every >= 0, "dist.check_every must be >= 0");
 }
 
 model::ModelConfig RunConfig::model_config(int64_t src_vocab, int64_t tgt_vocab,

@@ -42,12 +42,21 @@ struct TrainSection {
   int64_t threads = 0;         // torch threads per rank; 0 = cores / ranks on the node
 };
 
+// How ranks cooperate; none of it changes the mathematics of a step.
+struct DistSection {
+  std::string backend = "auto";  // auto (nccl on GPUs, mpi on CPUs) | mpi | nccl
+  double bucket_mb = 25;         // gradient allreduce bucket size (MiB)
+  bool overlap = true;           // allreduce buckets during backward
+  int64_t check_every = 1000;    // compare parameter checksums across ranks (0 = end only)
+};
+
 struct RunConfig {
   RunSection run;
   DataSection data;
   model::ModelConfig model;  // vocab sizes and pad id come from the dataset
   OptimSection optim;
   TrainSection train;
+  DistSection dist;
 
   void bind(Schema& schema);  // registers every field under "section.key"
   void validate() const;      // std::invalid_argument naming the field

@@ -151,7 +151,9 @@ void Schema::load_toml(const std::string& path) {
 
 void Schema::add_to_cli(CLI::App& app) {
   for (auto& entry : entries_) {
+    // Given twice, the last one wins (a script's defaults, then the user's override).
     app.add_option("--" + entry.key, entry.cli_value, entry.help)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
         ->group("[" + section_of(entry.key) + "]")
         ->each([&entry](const std::string&) { entry.on_cli = true; });
   }

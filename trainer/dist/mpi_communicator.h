@@ -1,4 +1,7 @@
-// Communicator over MPI_COMM_WORLD for CPU tensors.
+// Communicator over MPI_COMM_WORLD for contiguous CPU tensors.
+// MPI is initialised with MPI_THREAD_FUNNELED (launch/process.h): only the
+// main thread may call in, which autograd's CPU hooks satisfy (they run on the
+// thread that called backward); calls from another thread are refused.
 #pragma once
 #include "trainer/dist/communicator.h"
 
@@ -9,8 +12,11 @@ class MpiCommunicator : public Communicator {
   MpiCommunicator();
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
+  const char* backend() const override { return "mpi"; }
   void allreduce_sum(torch::Tensor& tensor) override;
+  std::unique_ptr<Work> iallreduce_sum(torch::Tensor& tensor) override;
   void broadcast(torch::Tensor& tensor, int root) override;
+  torch::Tensor allgather(const torch::Tensor& local) override;
   void barrier() override;
 
  private:

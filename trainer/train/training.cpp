@@ -2,11 +2,12 @@
 //
 //   for each global batch (one optimizer step):
 //     this rank's micro-batches = split(batch, world × accum)[a × world + rank]
-//     for each micro-batch: forward, loss sum, backward (gradients add up)
-//     allreduce gradients and token counts across ranks
+//     for each micro-batch: forward, loss sum, backward (gradients add up;
+//       during the last one GradSync allreduces gradient buckets as they fill)
+//     allreduce loss and token sums; wait for the gradient buckets
 //     gradients /= target tokens of the whole global batch   (exactly once)
 //     clip by global norm, set the scheduled learning rate, Adam step
-//     log / checkpoint
+//     log / check the replicas agree / checkpoint
 #include "trainer/train/training.h"
 
 #include <spdlog/spdlog.h>
@@ -21,8 +22,10 @@
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
+#include "launch/device.h"
+#include "trainer/dist/consistency.h"
 #include "trainer/dist/grad_sync.h"
-#include "trainer/dist/mpi_communicator.h"
+#include "trainer/dist/make_communicator.h"
 #include "trainer/model/transformer.h"
 #include "trainer/train/batch_loss.h"
 #include "trainer/train/checkpoint.h"
@@ -62,18 +65,40 @@ void set_learning_rate(torch::optim::Adam& optimizer, double lr) {
     static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
 }
 
+// Where a rank's step time goes (seconds). On a GPU these are host times of
+// asynchronous work; on the CPU they are the work itself.
+struct PhaseTimes {
+  double data = 0;     // reading and collating micro-batches
+  double compute = 0;  // forward + backward (incl. starting overlapped allreduces)
+  double comm = 0;     // blocked waiting for collectives
+  double update = 0;   // scaling, clipping, optimizer step
+};
+
 // Sums of one log interval, to report means and throughput.
 struct Window {
   double smoothed = 0, nll = 0, tokens = 0, grad_norm = 0;
   int64_t steps = 0;
+  PhaseTimes times;
   Clock::time_point start = Clock::now();
 };
+
+// The interval's phase times as shares of its wall time, averaged over ranks.
+nlohmann::json phase_shares(const PhaseTimes& t, double wall_seconds, dist::Communicator& comm,
+                            const torch::Device& device) {
+  torch::Tensor sums = torch::tensor({t.data, t.compute, t.comm, t.update},
+                                     torch::dtype(torch::kDouble).device(device));
+  comm.allreduce_sum(sums);
+  sums = sums.cpu() / (comm.world_size() * wall_seconds);
+  return {{"data", sums[0].item<double>()}, {"compute", sums[1].item<double>()},
+          {"comm_wait", sums[2].item<double>()}, {"update", sums[3].item<double>()}};
+}
 
 }  // namespace
 
 void run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
                   const launch::ProcessInfo& process) {
-  dist::MpiCommunicator comm;
+  const torch::Device device = launch::select_device(process);
+  const std::unique_ptr<dist::Communicator> comm = dist::make_communicator(cfg.dist.backend, device);
   const int64_t world = process.world_size, rank = process.rank;
   const fs::path run_dir = cfg.run_dir();
   if (rank == 0) {
@@ -98,8 +123,13 @@ void run_training(const config::RunConfig& cfg, const std::string& resolved_toml
   torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
   model::EncoderDecoder model(
       cfg.model_config(manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special.pad));
+  model->to(device);
   const std::vector<torch::Tensor> params = model->parameters();
-  dist::broadcast_parameters(params, comm);
+  dist::broadcast_parameters(params, *comm);
+  dist::GradSyncOptions sync_options;
+  sync_options.bucket_bytes = static_cast<int64_t>(cfg.dist.bucket_mb * (1 << 20));
+  sync_options.overlap = cfg.dist.overlap;
+  dist::GradSync grad_sync(params, *comm, sync_options);
   int64_t num_params = 0;
   for (const auto& p : params) num_params += p.numel();
 
@@ -115,10 +145,11 @@ void run_training(const config::RunConfig& cfg, const std::string& resolved_toml
   std::unique_ptr<MetricsLog> metrics;
   if (rank == 0) metrics = std::make_unique<MetricsLog>((run_dir / "metrics.jsonl").string());
 
-  spdlog::info("model: {:.2f} M parameters; data: {} training examples, {} ranks x {} "
-               "accumulation steps per global batch of {} tokens",
-               num_params / 1e6, batcher.num_examples(), world, cfg.train.accum_steps,
-               cfg.data.batch_tokens);
+  spdlog::info("model: {:.2f} M parameters on {}; data: {} training examples, {} ranks x {} "
+               "accumulation steps per global batch of {} tokens; {} allreduce in {} bucket(s){}",
+               num_params / 1e6, device.str(), batcher.num_examples(), world,
+               cfg.train.accum_steps, cfg.data.batch_tokens, comm->backend(),
+               grad_sync.bucket_layout().size(), cfg.dist.overlap ? " overlapped with backward" : "");
 
   // ---- the loop ------------------------------------------------------------
   int64_t step = 0, epoch = 0, cursor = 0;  // cursor: next global batch of the epoch
@@ -145,51 +176,64 @@ void run_training(const config::RunConfig& cfg, const std::string& resolved_toml
     ++step;
 
     // Forward and backward over this rank's micro-batches; gradients add up.
-    optimizer.zero_grad();
-    auto sums = torch::zeros({3}, torch::kDouble);  // smoothed loss, nll, target tokens
+    grad_sync.zero_grad();
+    auto sums = torch::zeros({3}, torch::dtype(torch::kDouble).device(device));  // loss, nll, tokens
     for (int64_t a = 0; a < cfg.train.accum_steps; ++a) {
+      auto phase = Clock::now();
       const int64_t part = data::micro_batch_index(rank, a, world);
-      const data::Batch batch = load_batch(train_set, micro[part]);
+      const data::Batch batch = load_batch(train_set, micro[part]).to(device);
+      window.times.data += seconds_since(phase);
+      grad_sync.prepare(/*last=*/a + 1 == cfg.train.accum_steps);
       if (batch.num_tgt_tokens == 0) continue;  // an empty part adds nothing
+      phase = Clock::now();
       seed_dropout(static_cast<uint64_t>(cfg.run.seed), step, part);
       const LossSums s = batch_loss(model, loss, batch);
       s.smoothed.backward();
       sums += torch::stack({s.smoothed.detach().to(torch::kDouble), s.nll.to(torch::kDouble),
-                            torch::scalar_tensor(static_cast<double>(s.tokens), torch::kDouble)});
+                            torch::scalar_tensor(static_cast<double>(s.tokens),
+                                                 torch::dtype(torch::kDouble).device(device))});
+      window.times.compute += seconds_since(phase);
     }
 
     // The global batch: sum over ranks, divide once by its target tokens.
-    comm.allreduce_sum(sums);
-    dist::allreduce_gradients(params, comm);
+    auto phase = Clock::now();
+    grad_sync.synchronize();  // first: the gradient buckets' collectives come in a fixed order
+    comm->allreduce_sum(sums);
+    sums = sums.cpu();
     const double tokens = sums[2].item<double>();
-    {
-      torch::NoGradGuard no_grad;
-      for (const auto& p : params)
-        if (p.grad().defined()) p.mutable_grad().div_(tokens);
-    }
+    window.times.comm += seconds_since(phase);
+    phase = Clock::now();
     const double max_norm =
         cfg.optim.clip_norm > 0 ? cfg.optim.clip_norm : std::numeric_limits<double>::infinity();
-    const double grad_norm = torch::nn::utils::clip_grad_norm_(params, max_norm);
+    const double grad_norm = grad_sync.scale_and_clip(tokens, max_norm);
     const double lr = schedule.at(step);
     set_learning_rate(optimizer, lr);
     optimizer.step();
+    window.times.update += seconds_since(phase);
 
     window.smoothed += sums[0].item<double>();
     window.nll += sums[1].item<double>();
     window.tokens += tokens;
     window.grad_norm += grad_norm;
     ++window.steps;
-    if (rank == 0 && (step % cfg.train.log_every == 0 || step == cfg.train.max_steps)) {
+    if (step % cfg.train.log_every == 0 || step == cfg.train.max_steps) {
+      const double wall = seconds_since(window.start);
+      const nlohmann::json shares = phase_shares(window.times, wall, *comm, device);  // collective
       const double nll = window.nll / window.tokens;
-      metrics->write({{"step", step}, {"epoch", epoch}, {"loss", window.smoothed / window.tokens},
-                      {"nll", nll}, {"ppl", std::exp(nll)}, {"lr", lr},
-                      {"grad_norm", window.grad_norm / window.steps},
-                      {"tokens_per_s", window.tokens / seconds_since(window.start)},
-                      {"elapsed_s", seconds_since(start)}});
+      if (rank == 0)
+        metrics->write({{"step", step}, {"epoch", epoch}, {"loss", window.smoothed / window.tokens},
+                        {"nll", nll}, {"ppl", std::exp(nll)}, {"lr", lr},
+                        {"grad_norm", window.grad_norm / window.steps},
+                        {"tokens_per_s", window.tokens / wall}, {"time_share", shares},
+                        {"elapsed_s", seconds_since(start)}});
       window = Window();
     }
+    if (cfg.dist.check_every > 0 && step % cfg.dist.check_every == 0)
+      dist::check_replicas_equal(params, *comm, step);
     if (cfg.train.save_every > 0 && step % cfg.train.save_every == 0) save();
   }
+  dist::check_replicas_equal(params, *comm, step);
+  spdlog::info("parameters identical on all {} ranks (checksum)", world);
   if (cfg.train.save_every == 0 || step % cfg.train.save_every != 0) save();
   spdlog::info("training done: {} steps, {} epochs, {:.0f} s", step, epoch, seconds_since(start));
 }

@@ -1,0 +1,250 @@
+// Collectives and gradient synchronisation across real MPI ranks
+// (ctest runs this program under mpirun with 3 ranks).
+//
+// Reference values are hand-computed: each rank contributes integers known
+// from its rank, so every sum is exact and the expected result is a formula.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <string>
+
+#include "trainer/dist/consistency.h"
+#include "trainer/dist/grad_sync.h"
+#include "trainer/dist/mpi_communicator.h"
+#include "trainer/model/masks.h"
+#include "trainer/model/transformer.h"
+
+namespace {
+
+dist::MpiCommunicator& comm() {
+  static dist::MpiCommunicator instance;
+  return instance;
+}
+int rank() { return comm().rank(); }
+int world() { return comm().world_size(); }
+// 1 + 2 + ... + world: the sum over ranks of (rank + 1).
+double rank_sum() { return world() * (world() + 1) / 2.0; }
+
+TEST(MpiCommunicator, AllreduceSumsEveryDtype) {
+  for (auto dtype : {torch::kFloat, torch::kDouble, torch::kLong, torch::kInt}) {
+    torch::Tensor t = (torch::arange(10) * (rank() + 1)).to(dtype);
+    comm().allreduce_sum(t);
+    EXPECT_TRUE(torch::equal(t, (torch::arange(10) * rank_sum()).to(dtype))) << dtype;
+  }
+}
+
+TEST(MpiCommunicator, NonBlockingAllreduceCompletesOnWait) {
+  torch::Tensor t = torch::full({1000}, rank() + 1.0);
+  auto work = comm().iallreduce_sum(t);
+  work->wait();
+  EXPECT_TRUE(work->test());
+  EXPECT_TRUE(torch::equal(t, torch::full({1000}, rank_sum())));
+}
+
+TEST(MpiCommunicator, BroadcastAndAllgather) {
+  torch::Tensor t = torch::full({2, 3}, static_cast<double>(rank()));
+  comm().broadcast(t, world() - 1);
+  EXPECT_TRUE(torch::equal(t, torch::full({2, 3}, world() - 1.0)));
+
+  const torch::Tensor all = comm().allgather(torch::full({2}, static_cast<int64_t>(rank() * 10)));
+  ASSERT_EQ(all.sizes(), (std::vector<int64_t>{world(), 2}));
+  for (int r = 0; r < world(); ++r) EXPECT_EQ(all[r][1].item<int64_t>(), r * 10);
+}
+
+TEST(MpiCommunicator, RefusesWhatMpiCannotSend) {
+  torch::Tensor strided = torch::zeros({4, 4}).t();
+  EXPECT_THROW(comm().allreduce_sum(strided), std::invalid_argument);
+  torch::Tensor half = torch::zeros({4}, torch::kHalf);
+  EXPECT_THROW(comm().allreduce_sum(half), std::invalid_argument);
+}
+
+// Parameters of assorted shapes; loss = sum_i <p_i, c_i(rank)>, so the
+// gradient of p_i on a rank is exactly c_i(rank).
+struct LinearProblem {
+  std::vector<torch::Tensor> params;
+  LinearProblem() {
+    for (auto shape : std::vector<std::vector<int64_t>>{{3, 4}, {10}, {7, 2}, {1}, {50}, {2, 2, 2}})
+      params.push_back(torch::zeros(shape, torch::requires_grad()));
+  }
+  // Integer coefficients, different per rank, parameter and micro-batch.
+  torch::Tensor coefficient(size_t i, int r, int micro) const {
+    return torch::arange(params[i].numel()).remainder(5).add(static_cast<int64_t>(r * 7 + i + 3 * micro))
+        .to(torch::kFloat).view_as(params[i]);
+  }
+  void backward(int micro, const std::vector<size_t>& used) const {
+    torch::Tensor loss = torch::zeros({});
+    for (size_t i : used) loss = loss + (params[i] * coefficient(i, rank(), micro)).sum();
+    loss.backward();
+  }
+  std::vector<size_t> all() const {
+    std::vector<size_t> v(params.size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = i;
+    return v;
+  }
+};
+
+dist::GradSyncOptions options(int64_t bucket_bytes, bool overlap) {
+  dist::GradSyncOptions o;
+  o.bucket_bytes = bucket_bytes;
+  o.overlap = overlap;
+  return o;
+}
+
+TEST(GradSync, BucketsTakeParametersInReverseOrderUpToTheCap) {
+  LinearProblem problem;
+  dist::GradSync sync(problem.params, comm(), options(64, true));  // 16 floats
+  const auto layout = sync.bucket_layout();
+  std::vector<size_t> order;
+  for (const auto& bucket : layout) {
+    int64_t bytes = 0;
+    for (size_t k = 0; k < bucket.size(); ++k) {
+      order.push_back(bucket[k]);
+      if (k + 1 < bucket.size()) bytes += problem.params[bucket[k]].numel() * 4;
+    }
+    EXPECT_LT(bytes, 64) << "a bucket kept filling past the cap";
+  }
+  EXPECT_EQ(order, (std::vector<size_t>{5, 4, 3, 2, 1, 0}));
+  EXPECT_GT(layout.size(), 1u);
+}
+
+// Overlap on or off, small or large buckets: the gradient is the sum over
+// ranks, exactly; with overlap some buckets start during backward.
+TEST(GradSync, SumsGradientsOverRanksWithAndWithoutOverlap) {
+  for (bool overlap : {true, false}) {
+    for (int64_t bucket_bytes : {16, 64, 1 << 20}) {
+      LinearProblem problem;
+      dist::GradSync sync(problem.params, comm(), options(bucket_bytes, overlap));
+      sync.zero_grad();
+      sync.prepare(/*last=*/true);
+      problem.backward(0, problem.all());
+      sync.synchronize();
+      for (size_t i = 0; i < problem.params.size(); ++i) {
+        torch::Tensor expected = torch::zeros_like(problem.params[i]);
+        for (int r = 0; r < world(); ++r) expected += problem.coefficient(i, r, 0);
+        EXPECT_TRUE(torch::equal(problem.params[i].grad(), expected))
+            << "param " << i << " overlap " << overlap << " bucket " << bucket_bytes;
+      }
+      if (overlap)
+        EXPECT_GT(sync.stats().started_in_backward, 0);
+      else
+        EXPECT_EQ(sync.stats().started_in_backward, 0);
+    }
+  }
+}
+
+// Accumulation: earlier micro-batches only add up locally; an unused
+// parameter and a rank whose last micro-batch is empty change nothing and
+// do not deadlock.
+TEST(GradSync, AccumulatesAndToleratesEmptyMicroBatchesAndUnusedParameters) {
+  LinearProblem problem;
+  dist::GradSync sync(problem.params, comm(), options(32, true));
+  const std::vector<size_t> used{0, 1, 2, 4, 5};  // parameter 3 never gets a gradient
+  const int empty_rank = world() - 1;             // its second micro-batch is empty
+  for (int step = 0; step < 2; ++step) {          // twice: state resets between steps
+    sync.zero_grad();
+    sync.prepare(false);
+    problem.backward(0, used);
+    sync.prepare(true);
+    if (rank() != empty_rank) problem.backward(1, used);
+    sync.synchronize();
+    for (size_t i = 0; i < problem.params.size(); ++i) {
+      torch::Tensor expected = torch::zeros_like(problem.params[i]);
+      if (i != 3)
+        for (int r = 0; r < world(); ++r) {
+          expected += problem.coefficient(i, r, 0);
+          if (r != empty_rank) expected += problem.coefficient(i, r, 1);
+        }
+      EXPECT_TRUE(torch::equal(problem.params[i].grad(), expected)) << "param " << i;
+    }
+  }
+}
+
+// scale_and_clip == (g / divisor) then torch::nn::utils::clip_grad_norm_.
+TEST(GradSync, ScaleAndClipMatchesTorchClipGradNorm) {
+  for (double max_norm : {1.0, 1e9}) {
+    LinearProblem problem;
+    dist::GradSync sync(problem.params, comm(), options(64, true));
+    sync.zero_grad();
+    sync.prepare(true);
+    problem.backward(0, problem.all());
+    sync.synchronize();
+    std::vector<torch::Tensor> reference;
+    for (const auto& p : problem.params) {
+      torch::Tensor r = p.detach().clone().requires_grad_();
+      r.mutable_grad() = p.grad().clone() / 37.0;
+      reference.push_back(r);
+    }
+    const double expected_norm = torch::nn::utils::clip_grad_norm_(reference, max_norm);
+    const double norm = sync.scale_and_clip(37.0, max_norm);
+    EXPECT_NEAR(norm, expected_norm, 1e-5 * expected_norm);
+    for (size_t i = 0; i < reference.size(); ++i)
+      EXPECT_TRUE(torch::allclose(problem.params[i].grad(), reference[i].grad(), 1e-6, 1e-7));
+  }
+}
+
+// On the Transformer itself: bucketed, overlapped gradients equal one plain
+// allreduce of all gradients after backward.
+TEST(GradSync, OverlappedTransformerGradientsEqualPlainAllreduce) {
+  model::ModelConfig c;
+  c.src_vocab = c.tgt_vocab = 17;
+  c.d_model = 16;
+  c.heads = 2;
+  c.d_ff = 32;
+  c.encoder_layers = c.decoder_layers = 2;
+  c.dropout = 0;
+  c.max_positions = 32;
+  const auto loss_of = [&](model::EncoderDecoder& m) {
+    torch::manual_seed(100 + rank());  // a different batch on every rank
+    const torch::Tensor src = torch::randint(1, 17, {3, 7});
+    const torch::Tensor tgt = torch::randint(1, 17, {3, 6});
+    const auto out = m->forward(src, tgt, model::make_src_mask(src, 0), model::make_tgt_mask(tgt, 0));
+    return out.sum();
+  };
+  torch::manual_seed(1);
+  model::EncoderDecoder bucketed(c);
+  torch::manual_seed(1);
+  model::EncoderDecoder plain(c);
+
+  dist::GradSync sync(bucketed->parameters(), comm(), options(4096, true));
+  sync.zero_grad();
+  sync.prepare(true);
+  loss_of(bucketed).backward();
+  sync.synchronize();
+  EXPECT_GT(sync.stats().started_in_backward, 1);
+
+  loss_of(plain).backward();
+  std::vector<torch::Tensor> grads;
+  for (const auto& p : plain->parameters()) grads.push_back(p.grad().reshape({-1}));
+  torch::Tensor flat = torch::cat(grads);
+  comm().allreduce_sum(flat);
+
+  int64_t offset = 0;
+  for (const auto& p : bucketed->parameters()) {
+    const torch::Tensor expected = flat.narrow(0, offset, p.numel()).view_as(p);
+    offset += p.numel();
+    EXPECT_TRUE(torch::allclose(p.grad(), expected, 1e-5, 1e-6));
+  }
+}
+
+TEST(Consistency, NamesTheRankWhoseParametersDiverged) {
+  torch::manual_seed(7);
+  std::vector<torch::Tensor> params{torch::randn({4, 5}), torch::randn({9})};
+  EXPECT_NO_THROW(dist::check_replicas_equal(params, comm(), 10));
+
+  const int bad = world() - 1;
+  if (rank() == bad) {  // one ulp in one element
+    float* x = params[1].data_ptr<float>() + 3;
+    *x = std::nextafter(*x, 1e9f);
+  }
+  try {
+    dist::check_replicas_equal(params, comm(), 11);
+    FAIL() << "a diverged rank went unnoticed";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("rank(s) " + std::to_string(bad)), std::string::npos) << what;
+    EXPECT_NE(what.find("step 11"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
