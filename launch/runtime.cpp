@@ -1,6 +1,7 @@
 #include "launch/runtime.h"
 
 #include <sched.h>
+#include <unistd.h>
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
@@ -43,8 +44,12 @@ std::string mapped_blas() {
 
 RuntimeInfo setup_runtime(const ProcessInfo& info, int threads) {
   RuntimeInfo rt;
-  const int affinity = usable_cores();  // cores this process may run on (mpirun binding)
-  rt.cores_per_rank = std::max(1, affinity / std::max(1, info.local_size));
+  // A rank bound to some of the node's cores (mpirun --map-by slot:PE=T) owns
+  // them; an unbound one shares the node's cores with its node's other ranks.
+  const int affinity = usable_cores();
+  const int node_cores = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  rt.cores_per_rank = affinity < node_cores ? affinity
+                                            : std::max(1, node_cores / std::max(1, info.local_size));
   rt.threads = threads > 0 ? threads : rt.cores_per_rank;
   torch::set_num_threads(rt.threads);
   torch::set_num_interop_threads(1);

@@ -10,12 +10,12 @@ namespace launch {
 
 struct RuntimeInfo {
   int threads = 1;          // torch intra-op threads of this rank
-  int cores_per_rank = 1;   // usable cores on the node / ranks on the node
+  int cores_per_rank = 1;   // the cores a bound rank owns, else node cores / ranks on the node
   std::string blas;         // the BLAS library actually mapped into the process
   bool reference_blas = false;
 };
 
-// threads == 0: cores on the node / ranks on the node. Warns loudly on the
+// threads == 0: cores_per_rank. Warns loudly on the
 // reference BLAS and on fewer threads than the rank could use.
 RuntimeInfo setup_runtime(const ProcessInfo& info, int threads);
 

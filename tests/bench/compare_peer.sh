@@ -15,34 +15,11 @@ work=$(mktemp -d /tmp/bench-peer.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(small base)
 
-# name: d_model heads layers d_ff vocab sentences-per-step length
-declare -A SIZE=(
-  [default]="128 4 2 512 24 160 12"
-  [small]="256 4 3 1024 8000 64 32"
-  [base]="512 8 6 2048 32000 32 32")
+source "$src/tests/bench/bench_lib.sh"
 
 ours() {  # size ranks threads -> tokens/s
-  read -r d h l ff v sents len <<<"${SIZE[$1]}"
-  local data=$work/data-$1
-  [ -d "$data" ] || "$build/bin/prepare_data" --task copy --out "$data" --seed 1 \
-      --train-size $((sents * (steps + 2))) --valid-size 0 --test-size 0 \
-      --min-len $((len - 1)) --max-len $((len - 1)) --symbols $((v - 4)) >/dev/null
-  rm -rf "$work/runs"
-  # One rank runs without mpirun: mpirun would bind it to one core.
-  local launch=("$build/bin/trainer")
-  [ "$2" -gt 1 ] && launch=(bash "$src/scripts/mpirun.sh" -np "$2" "$build/bin/trainer")
-  "${launch[@]}" --run.out_dir "$work/runs" \
-      --data.dir "$data" --data.batch_tokens $((sents * len)) --data.max_len "$len" \
-      --model.d_model "$d" --model.heads "$h" --model.encoder_layers "$l" \
-      --model.decoder_layers "$l" --model.d_ff "$ff" --model.dropout 0.1 \
-      --train.max_steps "$steps" --train.log_every 2 --train.save_every 0 \
-      --train.threads "$3" --optim.warmup_steps 4000 >"$work/ours.log" 2>&1 \
-    || { tail -5 "$work/ours.log" >&2; echo "failed"; return; }
-  # median of the timed windows, the first (start-up) window excluded
-  /usr/bin/python3 -c "
-import json, statistics, sys
-rows = [json.loads(l) for l in open('$work/runs/default/metrics.jsonl')][1:]
-print(round(statistics.median(r['tokens_per_s'] for r in rows)))"
+  run_trainer "$@" || { echo "failed"; return; }
+  printf '%.0f\n' "$(metric "r['tokens_per_s']")"
 }
 
 theirs() {  # size ranks threads -> tokens/s

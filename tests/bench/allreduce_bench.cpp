@@ -1,0 +1,75 @@
+// Allreduce bandwidth: the MPI backend (blocking and non-blocking) against a
+// bare MPI_Allreduce of the same bytes, in one run.
+//
+//   scripts/mpirun.sh -np 2 --bind-to core build/bench/allreduce_bench
+//
+// Prints, per message size, the bus bandwidth (2 (n-1)/n × bytes / time, the
+// figure NCCL's tests report): the median of 5 rounds, the three variants
+// interleaved within each round so that machine noise hits them alike.
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "launch/process.h"
+#include "trainer/dist/mpi_communicator.h"
+
+namespace {
+
+// Seconds per call of `op`, the slowest rank's, over enough calls for ~0.1 s.
+template <typename Op>
+double seconds_per_call(Op op) {
+  for (int i = 0; i < 3; ++i) op();
+  int calls = 1;
+  for (;;) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) op();
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (elapsed > 0.1 || calls >= (1 << 16)) return elapsed / calls;
+    calls *= 4;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const launch::ProcessInfo& info = launch::Process::init(argc, argv).info();
+  torch::set_num_threads(1);
+  dist::MpiCommunicator comm;
+  const double bus = info.world_size > 1 ? 2.0 * (info.world_size - 1) / info.world_size : 1.0;
+  if (info.rank == 0) {
+    std::printf("# allreduce of float32, %d ranks\n", info.world_size);
+    std::printf("| bytes | bare MPI_Allreduce GB/s | MpiCommunicator GB/s | iallreduce+wait GB/s | "
+                "communicator / bare |\n|---|---|---|---|---|\n");
+  }
+  for (int64_t bytes : {4096L, 65536L, 1L << 20, 8L << 20, 25L << 20, 100L << 20}) {
+    torch::Tensor t = torch::ones({bytes / 4});
+    std::array<std::vector<double>, 3> rounds;  // bare, blocking, non-blocking
+    for (int round = 0; round < 5; ++round) {
+      rounds[0].push_back(seconds_per_call([&] {
+        MPI_Allreduce(MPI_IN_PLACE, t.data_ptr(), static_cast<int>(t.numel()), MPI_FLOAT, MPI_SUM,
+                      MPI_COMM_WORLD);
+      }));
+      rounds[1].push_back(seconds_per_call([&] { comm.allreduce_sum(t); }));
+      rounds[2].push_back(seconds_per_call([&] { comm.iallreduce_sum(t)->wait(); }));
+    }
+    const auto median = [](std::vector<double> v) {
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      return v[v.size() / 2];
+    };
+    const double bare = median(rounds[0]), blocking = median(rounds[1]),
+                 nonblocking = median(rounds[2]);
+    const auto gbs = [&](double s) { return bus * bytes / s / 1e9; };
+    if (info.rank == 0)
+      std::printf("| %ld | %.2f | %.2f | %.2f | %.2f |\n", static_cast<long>(bytes), gbs(bare),
+                  gbs(blocking), gbs(nonblocking), bare / blocking);
+  }
+  return 0;
+}
