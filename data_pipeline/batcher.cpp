@@ -94,4 +94,24 @@ std::vector<GlobalBatch> Batcher::split(const GlobalBatch& batch, int64_t parts)
   return result;
 }
 
+std::vector<GlobalBatch> length_sorted_batches(const ExampleLengths& lengths, int64_t batch_tokens) {
+  const int64_t n = static_cast<int64_t>(lengths.src.size());
+  const auto row = [&](int64_t i) { return std::max(lengths.src[i], lengths.tgt[i]) + 1; };
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return row(a) < row(b); });
+
+  std::vector<GlobalBatch> batches;
+  GlobalBatch current;
+  for (int64_t i : order) {  // ascending rows: the newest row is the longest
+    if (!current.empty() && static_cast<int64_t>(current.size() + 1) * row(i) > batch_tokens) {
+      batches.push_back(std::move(current));
+      current.clear();
+    }
+    current.push_back(i);
+  }
+  if (!current.empty()) batches.push_back(std::move(current));
+  return batches;
+}
+
 }  // namespace data

@@ -80,4 +80,9 @@ inline int64_t micro_batch_index(int64_t rank, int64_t accum_step, int64_t world
   return accum_step * world_size + rank;
 }
 
+// For evaluation (no training order to keep): all examples sorted by row
+// size, cut into consecutive batches of at most batch_tokens (rows × longest
+// row; a longer example gets a batch of its own), so batches pad little.
+std::vector<GlobalBatch> length_sorted_batches(const ExampleLengths& lengths, int64_t batch_tokens);
+
 }  // namespace data

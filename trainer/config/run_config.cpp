@@ -44,6 +44,16 @@ void RunConfig::bind(Schema& s) {
   s.add("train.accum_steps", &train.accum_steps, "micro-batches per rank per optimizer step");
   s.add("train.log_every", &train.log_every, "log a line every N steps");
   s.add("train.save_every", &train.save_every, "checkpoint every N steps (0 = only at the end)");
+  s.add("train.save_every_minutes", &train.save_every_minutes,
+        "also checkpoint when this many minutes have passed since the last save (0 = off)");
+  s.add("train.keep_last", &train.keep_last, "checkpoints to keep (the best is kept too)");
+  s.add("train.valid_every", &train.valid_every, "validation loss every N steps (0 = off)");
+  s.add("train.patience", &train.patience,
+        "stop after N validations without improvement (0 = never)");
+  s.add("train.max_nonfinite_steps", &train.max_nonfinite_steps,
+        "give up after N non-finite steps in a row (each is skipped)");
+  s.add("train.watchdog_s", &train.watchdog_s,
+        "end the job when one phase of a step takes longer than this (0 = off)");
   s.add("train.threads", &train.threads, "torch threads per rank (0 = cores / local ranks)");
 
   s.add("dist.backend", &dist.backend, "collectives: nccl on GPUs, mpi on CPUs",
@@ -80,6 +90,12 @@ void RunConfig::validate() const {
   require(train.log_every > 0, "train.log_every must be > 0");
   require(train.save_every >= 0, "train.save_every must be >= 0");
   require(train.threads >= 0, "train.threads must be >= 0");
+  require(train.save_every_minutes >= 0, "train.save_every_minutes must be >= 0");
+  require(train.keep_last >= 1, "train.keep_last must be >= 1");
+  require(train.valid_every >= 0, "train.valid_every must be >= 0");
+  require(train.patience >= 0, "train.patience must be >= 0");
+  require(train.max_nonfinite_steps >= 1, "train.max_nonfinite_steps must be >= 1");
+  require(train.watchdog_s >= 0, "train.watchdog_s must be >= 0");
   require(dist.bucket_mb > 0, "dist.bucket_mb must be > 0");
   require(dist.check_every >= 0, "dist.check_every must be >= 0");
 }

@@ -39,6 +39,12 @@ struct TrainSection {
   int64_t accum_steps = 1;     // micro-batches per rank per step
   int64_t log_every = 100;
   int64_t save_every = 1000;
+  double save_every_minutes = 0;   // also save when this much time has passed; 0 = off
+  int64_t keep_last = 5;           // checkpoints kept (plus the best)
+  int64_t valid_every = 0;         // validation loss every N steps; 0 = off
+  int64_t patience = 0;            // stop after N validations without improvement; 0 = off
+  int64_t max_nonfinite_steps = 5;  // skipped non-finite steps in a row before giving up
+  double watchdog_s = 900;         // end the job when a step phase lasts longer; 0 = off
   int64_t threads = 0;         // torch threads per rank; 0 = cores / ranks on the node
 };
 

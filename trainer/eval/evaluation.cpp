@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "data_pipeline/batcher.h"
 #include "data_pipeline/collate.h"
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/tokenizer.h"
@@ -20,32 +21,6 @@
 namespace eval {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// Consecutive index ranges of the split, sorted by length so that batches pad
-// little, each within `batch_tokens` (rows × longest row).
-std::vector<std::vector<int64_t>> eval_batches(const data::Dataset& dataset, int64_t batch_tokens) {
-  const auto& len = dataset.lengths();
-  std::vector<int64_t> order(dataset.size());
-  for (int64_t i = 0; i < dataset.size(); ++i) order[i] = i;
-  const auto row = [&](int64_t i) { return std::max(len.src[i], len.tgt[i]) + 1; };
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return row(a) < row(b); });
-
-  std::vector<std::vector<int64_t>> batches;
-  std::vector<int64_t> current;
-  for (int64_t i : order) {  // ascending rows: the newest row is the longest
-    if (!current.empty() && static_cast<int64_t>(current.size() + 1) * row(i) > batch_tokens) {
-      batches.push_back(std::move(current));
-      current.clear();
-    }
-    current.push_back(i);
-  }
-  if (!current.empty()) batches.push_back(std::move(current));
-  return batches;
-}
-
-}  // namespace
 
 nlohmann::json run_evaluation(const EvalOptions& options) {
   const config::RunConfig cfg = config::read_run_config(options.run_dir + "/config.toml");
@@ -88,7 +63,7 @@ nlohmann::json run_evaluation(const EvalOptions& options) {
   int64_t exact = 0;
   std::vector<std::string> hypotheses(dataset.size());
   const auto start = std::chrono::steady_clock::now();
-  for (const auto& indices : eval_batches(dataset, options.batch_tokens)) {
+  for (const auto& indices : data::length_sorted_batches(dataset.lengths(), options.batch_tokens)) {
     std::vector<data::Example> examples;
     for (int64_t i : indices) examples.push_back(dataset.get(i));
     const data::Batch batch = data::collate(examples, manifest.special);

@@ -1,23 +1,42 @@
 #include "trainer/train/metrics_log.h"
 
-#include <spdlog/spdlog.h>
-
+#include <filesystem>
 #include <stdexcept>
+#include <vector>
 
 namespace train {
 
-MetricsLog::MetricsLog(const std::string& path) : out_(path, std::ios::app) {
+namespace {
+
+// Rewrites `path` with only its rows up to `step` (atomically: tmp + rename).
+void truncate_after(const std::string& path, int64_t step) {
+  std::ifstream in(path);
+  if (!in) return;
+  std::vector<std::string> kept;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto row = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (row.is_object() && row.contains("step") && row["step"].get<int64_t>() <= step)
+      kept.push_back(line);
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    for (const auto& row : kept) out << row << "\n";
+    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace
+
+MetricsLog::MetricsLog(const std::string& path, int64_t resumed_step) {
+  truncate_after(path, resumed_step);
+  out_.open(path, std::ios::app);
   if (!out_) throw std::runtime_error("cannot open " + path + " for appending");
 }
 
 void MetricsLog::write(const nlohmann::json& record) {
-  spdlog::info("step {:>6} | epoch {:>3} | loss {:.4f} | nll {:.4f} | ppl {:8.3f} | lr {:.3e} | "
-               "gnorm {:.3f} | {:.0f} tok/s | {:.0f} s",
-               record.at("step").get<int64_t>(), record.at("epoch").get<int64_t>(),
-               record.at("loss").get<double>(), record.at("nll").get<double>(),
-               record.at("ppl").get<double>(), record.at("lr").get<double>(),
-               record.at("grad_norm").get<double>(), record.at("tokens_per_s").get<double>(),
-               record.at("elapsed_s").get<double>());
   out_ << record.dump() << "\n";
   out_.flush();
 }

@@ -1,6 +1,11 @@
-// Progress of a run: one human line per log interval on rank 0, and the same
-// figures appended as one JSON object per line to <run>/metrics.jsonl.
+// A run's figures as one JSON object per line (<run>/metrics.jsonl for
+// training, <run>/valid.jsonl for validation), written by rank 0.
+//
+// A resumed run continues the same file: rows of steps after the checkpoint
+// it resumes from (logged by the run that was then interrupted, and about to
+// be logged again) are dropped first, so the file reads as one run.
 #pragma once
+#include <cstdint>
 #include <fstream>
 #include <string>
 
@@ -10,9 +15,9 @@ namespace train {
 
 class MetricsLog {
  public:
-  explicit MetricsLog(const std::string& path);  // appends: a resumed run continues the file
-  // record: {"step", "epoch", "loss", "nll", "ppl", "lr", "grad_norm", "tokens_per_s", ...}
-  void write(const nlohmann::json& record);
+  // Keeps the rows with "step" <= resumed_step (0: a fresh run keeps none).
+  MetricsLog(const std::string& path, int64_t resumed_step);
+  void write(const nlohmann::json& record);  // one line, flushed
 
  private:
   std::ofstream out_;

@@ -1,6 +1,10 @@
 // trainer: data-parallel training of the Transformer, one process per rank.
 //
 //   mpirun -np 2 build/bin/trainer --config configs/default.toml [--section.key value ...]
+//                                  [--resume auto|none|<checkpoint dir>]
+//
+// Exit codes (train/exit_codes.h): 0 done, 1 error, 2 bad usage/config,
+// 75 preempted (checkpoint saved; run again with --resume auto), 124 watchdog.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -8,6 +12,7 @@
 #include "launch/process.h"
 #include "launch/runtime.h"
 #include "trainer/config/run_config.h"
+#include "trainer/train/exit_codes.h"
 #include "trainer/train/training.h"
 
 int main(int argc, char** argv) {
@@ -16,27 +21,31 @@ int main(int argc, char** argv) {
 
   CLI::App app{"Train the Transformer (run under mpirun for several ranks)"};
   config::RunConfigOptions options(app);
+  std::string resume = "auto";
+  app.add_option("--resume", resume,
+                 "auto: the run's newest checkpoint that verifies (else a fresh start); "
+                 "none: a fresh start; or a checkpoint directory")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
     options.resolve();
   } catch (const CLI::ParseError& e) {
-    return process.is_main() ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+    return process.is_main() ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : train::kExitUsage);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return 2;
+    return train::kExitUsage;
   }
 
   const config::RunConfig& cfg = options.config();
   launch::setup_runtime(process.info(), static_cast<int>(cfg.train.threads));
   spdlog::info("resolved config:\n{}", options.to_toml());
   try {
-    train::run_training(cfg, options.to_toml(), process.info());
+    return train::run_training(cfg, options.to_toml(), resume, process.info());
   } catch (const std::exception& e) {
     if (process.info().world_size == 1) {
       spdlog::error("{}", e.what());
-      return 1;
+      return train::kExitFailed;
     }
-    process.abort(e.what());
+    process.abort(e.what(), train::kExitFailed);
   }
-  return 0;
 }

@@ -6,8 +6,16 @@
 //       during the last one GradSync allreduces gradient buckets as they fill)
 //     allreduce loss and token sums; wait for the gradient buckets
 //     gradients /= target tokens of the whole global batch   (exactly once)
-//     clip by global norm, set the scheduled learning rate, Adam step
-//     log / check the replicas agree / checkpoint
+//     clip by global norm; skip the update if loss or norm is not finite;
+//       else set the scheduled learning rate, Adam step
+//     log / check the replicas agree / validate / checkpoint
+//     a preemption signal on any rank (carried in the step's allreduce):
+//       checkpoint, exit kExitPreempted
+//
+// Resume state is (step, epoch, cursor) plus weights and Adam moments: the
+// data order derives from (seed, epoch), dropout from (seed, step, part), so a
+// resumed run continues bit for bit (same world size) or on the same global
+// batches (another world size).
 #include "trainer/train/training.h"
 
 #include <spdlog/spdlog.h>
@@ -29,9 +37,16 @@
 #include "trainer/model/transformer.h"
 #include "trainer/train/batch_loss.h"
 #include "trainer/train/checkpoint.h"
+#include "trainer/train/exit_codes.h"
 #include "trainer/train/label_smoothing.h"
 #include "trainer/train/lr_schedule.h"
 #include "trainer/train/metrics_log.h"
+#include "trainer/train/numerics_guard.h"
+#include "trainer/train/preemption.h"
+#include "trainer/train/resume.h"
+#include "trainer/train/state_dict.h"
+#include "trainer/train/validation.h"
+#include "trainer/train/watchdog.h"
 
 namespace train {
 
@@ -74,12 +89,27 @@ struct PhaseTimes {
   double update = 0;   // scaling, clipping, optimizer step
 };
 
-// Sums of one log interval, to report means and throughput.
+// Sums of one log interval, to report means and throughput. The sums are
+// saved in checkpoints, so a run resumed mid-interval logs the same means.
 struct Window {
   double smoothed = 0, nll = 0, tokens = 0, grad_norm = 0;
   int64_t steps = 0;
   PhaseTimes times;
   Clock::time_point start = Clock::now();
+
+  nlohmann::json sums() const {
+    return {{"smoothed", smoothed}, {"nll", nll}, {"tokens", tokens}, {"grad_norm", grad_norm},
+            {"steps", steps}};
+  }
+  static Window from_sums(const nlohmann::json& j) {
+    Window w;
+    w.smoothed = j.at("smoothed");
+    w.nll = j.at("nll");
+    w.tokens = j.at("tokens");
+    w.grad_norm = j.at("grad_norm");
+    w.steps = j.at("steps");
+    return w;
+  }
 };
 
 // The interval's phase times as shares of its wall time, averaged over ranks.
@@ -93,149 +123,351 @@ nlohmann::json phase_shares(const PhaseTimes& t, double wall_seconds, dist::Comm
           {"comm_wait", sums[2].item<double>()}, {"update", sums[3].item<double>()}};
 }
 
-}  // namespace
+// Rank 0's value on every rank.
+int64_t broadcast_value(int64_t value, dist::Communicator& comm, const torch::Device& device) {
+  torch::Tensor t = torch::tensor({value}, torch::dtype(torch::kLong).device(device));
+  comm.broadcast(t, 0);
+  return t.cpu().item<int64_t>();
+}
 
-void run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
-                  const launch::ProcessInfo& process) {
-  const torch::Device device = launch::select_device(process);
-  const std::unique_ptr<dist::Communicator> comm = dist::make_communicator(cfg.dist.backend, device);
-  const int64_t world = process.world_size, rank = process.rank;
-  const fs::path run_dir = cfg.run_dir();
-  if (rank == 0) {
-    fs::create_directories(run_dir);
-    std::ofstream(run_dir / "config.toml") << resolved_toml;
+// Layout of the per-step allreduce: loss sums and the flags every rank must agree on.
+enum StepSum { kSmoothed, kNll, kTokens, kPreempt, kSaveTime, kNumStepSums };
+
+// Everything of one rank's training job; run() is the loop.
+class Trainer {
+ public:
+  Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
+          const launch::ProcessInfo& process)
+      : cfg_(cfg), resolved_toml_(resolved_toml), rank_(process.rank), world_(process.world_size),
+        device_(launch::select_device(process)),
+        comm_(dist::make_communicator(cfg.dist.backend, device_)),
+        run_dir_(cfg.run_dir()), watchdog_(cfg.train.watchdog_s, process.rank),
+        train_set_(cfg.data.dir, "train"),
+        batcher_(train_set_.lengths(), batcher_options(cfg)),
+        model_(nullptr),
+        loss_(train_set_.manifest().tgt_vocab_size, train_set_.manifest().special.pad,
+              cfg.optim.label_smoothing),
+        schedule_(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps, cfg.model.d_model),
+        checkpoints_(run_dir_.string(), cfg.train.keep_last),
+        manifest_sha_(data::sha256_file(fs::path(cfg.data.dir) / data::kManifestFile)),
+        guard_(cfg.train.max_nonfinite_steps) {
+    const data::Manifest& manifest = train_set_.manifest();
+    if (batcher_.num_skipped() > 0)
+      spdlog::warn("{} training examples are longer than data.max_len = {} and are skipped",
+                   batcher_.num_skipped(), cfg.data.max_len);
+    if (cfg.train.valid_every > 0) {
+      valid_set_ = std::make_unique<data::Dataset>(cfg.data.dir, "valid");
+      validator_ = std::make_unique<Validator>(*valid_set_, cfg.data.batch_tokens);
+    }
+    torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
+    model_ = model::EncoderDecoder(
+        cfg.model_config(manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special.pad));
+    model_->to(device_);
+    params_ = model_->parameters();
+    optimizer_ = std::make_unique<torch::optim::Adam>(
+        params_, torch::optim::AdamOptions(cfg.optim.lr)
+                     .betas({cfg.optim.beta1, cfg.optim.beta2})
+                     .eps(cfg.optim.eps));
   }
 
-  // ---- data: the epoch's global batches, this rank's share of each --------
-  const data::Dataset train_set(cfg.data.dir, "train");
-  const data::Manifest& manifest = train_set.manifest();
-  data::BatcherOptions batching;
-  batching.batch_tokens = cfg.data.batch_tokens;
-  batching.max_len = cfg.data.max_len;
-  batching.seed = static_cast<uint64_t>(cfg.run.seed);
-  const data::Batcher batcher(train_set.lengths(), batching);
-  if (batcher.num_skipped() > 0)
-    spdlog::warn("{} training examples are longer than data.max_len = {} and are skipped",
-                 batcher.num_skipped(), cfg.data.max_len);
-  const int64_t parts = world * cfg.train.accum_steps;
+  int run(const std::string& resume);
 
-  // ---- model, loss, optimizer, schedule ----------------------------------
-  torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
-  model::EncoderDecoder model(
-      cfg.model_config(manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special.pad));
-  model->to(device);
-  const std::vector<torch::Tensor> params = model->parameters();
-  dist::broadcast_parameters(params, *comm);
+ private:
+  static data::BatcherOptions batcher_options(const config::RunConfig& cfg) {
+    data::BatcherOptions o;
+    o.batch_tokens = cfg.data.batch_tokens;
+    o.max_len = cfg.data.max_len;
+    o.seed = static_cast<uint64_t>(cfg.run.seed);
+    return o;
+  }
+
+  void start_or_resume(const std::string& resume);
+  // One optimizer step on global batch `batch`; returns the step's allreduced sums.
+  torch::Tensor train_step(const data::GlobalBatch& batch, double& grad_norm, bool& updated);
+  void log(double lr);
+  bool validate();  // false: early stop (patience exhausted)
+  void save();
+
+  const config::RunConfig& cfg_;
+  const std::string resolved_toml_;
+  const int64_t rank_, world_;
+  const torch::Device device_;
+  const std::unique_ptr<dist::Communicator> comm_;
+  const fs::path run_dir_;
+  Watchdog watchdog_;
+  PreemptionSignals signals_;
+
+  const data::Dataset train_set_;
+  const data::Batcher batcher_;
+  std::unique_ptr<data::Dataset> valid_set_;
+  std::unique_ptr<Validator> validator_;
+
+  model::EncoderDecoder model_;
+  std::vector<torch::Tensor> params_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<dist::GradSync> grad_sync_;
+  const LabelSmoothingLoss loss_;
+  const LrSchedule schedule_;
+  const Checkpoints checkpoints_;
+  const std::string manifest_sha_;
+  NumericsGuard guard_;
+  std::unique_ptr<MetricsLog> metrics_, valid_metrics_;
+
+  // The resume state (saved in state.json).
+  int64_t step_ = 0, epoch_ = 0, cursor_ = 0;  // cursor: next global batch of the epoch
+  double best_valid_loss_ = std::numeric_limits<double>::infinity();
+  int64_t checks_without_improvement_ = 0;
+  Window window_;
+
+  std::vector<data::GlobalBatch> batches_;  // of epoch_
+  int64_t last_saved_step_ = -1;
+  Clock::time_point last_save_time_ = Clock::now();
+  Clock::time_point start_ = Clock::now();
+};
+
+void Trainer::start_or_resume(const std::string& resume) {
+  // Rank 0 picks the checkpoint (verifying checksums); all load the same one.
+  std::string chosen;
+  int64_t chosen_step = -1;
+  if (rank_ == 0) {
+    checkpoints_.remove_temporaries();
+    chosen = choose_checkpoint(checkpoints_, resume);
+    if (!chosen.empty()) chosen_step = read_checkpoint_state(chosen).at("step").get<int64_t>();
+  }
+  chosen_step = broadcast_value(chosen_step, *comm_, device_);
+  if (chosen_step >= 0 && rank_ != 0)
+    chosen = resume == "auto" ? checkpoints_.path_of(chosen_step) : resume;
+
+  if (chosen_step >= 0) {
+    const auto begin = Clock::now();
+    const nlohmann::json state = read_checkpoint_state(chosen);
+    check_resume_compatible(state, resolved_toml_, manifest_sha_);
+    load_state_dict(*model_, chosen + "/model.pt");
+    torch::load(*optimizer_, chosen + "/optimizer.pt");
+    step_ = state.at("step");
+    epoch_ = state.at("epoch");
+    cursor_ = state.at("cursor");
+    best_valid_loss_ = state.at("best_valid_loss").is_null()
+                           ? std::numeric_limits<double>::infinity()
+                           : state.at("best_valid_loss").get<double>();
+    checks_without_improvement_ = state.at("checks_without_improvement");
+    window_ = Window::from_sums(state.at("log_window"));
+    last_saved_step_ = step_;
+    spdlog::info("resuming from {} (step {}, epoch {}, batch {} of the epoch; saved by {} ranks "
+                 "x {} accumulation steps; loaded in {:.1f} s)", chosen, step_, epoch_, cursor_,
+                 state.at("world_size").get<int64_t>(), state.at("accum_steps").get<int64_t>(),
+                 seconds_since(begin));
+  } else if (rank_ == 0 && resume == "none" && !checkpoints_.list().empty()) {
+    spdlog::warn("--resume none: starting afresh; the run's existing checkpoints will be pruned");
+  }
+  dist::broadcast_parameters(params_, *comm_);  // a fresh start: rank 0's initialisation
+
+  if (rank_ == 0) {
+    metrics_ = std::make_unique<MetricsLog>((run_dir_ / "metrics.jsonl").string(), step_);
+    valid_metrics_ = std::make_unique<MetricsLog>((run_dir_ / "valid.jsonl").string(), step_);
+  }
+  batches_ = batcher_.epoch(epoch_);
+}
+
+torch::Tensor Trainer::train_step(const data::GlobalBatch& global_batch, double& grad_norm,
+                                  bool& updated) {
+  const int64_t parts = world_ * cfg_.train.accum_steps;
+  const std::vector<data::GlobalBatch> micro = batcher_.split(global_batch, parts);
+
+  // Forward and backward over this rank's micro-batches; gradients add up.
+  grad_sync_->zero_grad();
+  auto sums = torch::zeros({kNumStepSums}, torch::dtype(torch::kDouble).device(device_));
+  for (int64_t a = 0; a < cfg_.train.accum_steps; ++a) {
+    watchdog_.beat(step_, "data");
+    auto phase = Clock::now();
+    const int64_t part = data::micro_batch_index(rank_, a, world_);
+    const data::Batch batch = load_batch(train_set_, micro[part]).to(device_);
+    window_.times.data += seconds_since(phase);
+    grad_sync_->prepare(/*last=*/a + 1 == cfg_.train.accum_steps);
+    if (batch.num_tgt_tokens == 0) continue;  // an empty part adds nothing
+    watchdog_.beat(step_, "forward/backward");
+    phase = Clock::now();
+    seed_dropout(static_cast<uint64_t>(cfg_.run.seed), step_, part);
+    const LossSums s = batch_loss(model_, loss_, batch);
+    s.smoothed.backward();
+    sums[kSmoothed] += s.smoothed.detach().to(torch::kDouble);
+    sums[kNll] += s.nll.to(torch::kDouble);
+    sums[kTokens] += static_cast<double>(s.tokens);
+    window_.times.compute += seconds_since(phase);
+  }
+  // Flags ride along: a signal on any rank, rank 0's clock for timed saves.
+  if (signals_.requested()) sums[kPreempt] += 1.0;
+  if (rank_ == 0 && cfg_.train.save_every_minutes > 0 &&
+      seconds_since(last_save_time_) >= 60 * cfg_.train.save_every_minutes)
+    sums[kSaveTime] += 1.0;
+
+  // The global batch: sum over ranks, divide once by its target tokens.
+  watchdog_.beat(step_, "allreduce");
+  auto phase = Clock::now();
+  grad_sync_->synchronize();  // first: the gradient buckets' collectives come in a fixed order
+  comm_->allreduce_sum(sums);
+  sums = sums.cpu();
+  window_.times.comm += seconds_since(phase);
+
+  watchdog_.beat(step_, "update");
+  phase = Clock::now();
+  const double tokens = sums[kTokens].item<double>();
+  const double max_norm =
+      cfg_.optim.clip_norm > 0 ? cfg_.optim.clip_norm : std::numeric_limits<double>::infinity();
+  grad_norm = grad_sync_->scale_and_clip(tokens, max_norm);
+  updated = guard_.accept(step_, sums[kSmoothed].item<double>() / tokens, grad_norm);
+  if (updated) {
+    set_learning_rate(*optimizer_, schedule_.at(step_));
+    optimizer_->step();
+  }
+  window_.times.update += seconds_since(phase);
+  return sums;
+}
+
+void Trainer::log(double lr) {
+  const double wall = seconds_since(window_.start);
+  const nlohmann::json shares = phase_shares(window_.times, wall, *comm_, device_);  // collective
+  if (rank_ == 0 && window_.tokens > 0) {
+    const double loss = window_.smoothed / window_.tokens, nll = window_.nll / window_.tokens;
+    const double grad_norm = window_.grad_norm / std::max<int64_t>(1, window_.steps);
+    const double tokens_per_s = window_.tokens / wall;
+    spdlog::info("step {:>6} | epoch {:>3} | loss {:.4f} | nll {:.4f} | ppl {:8.3f} | lr {:.3e} | "
+                 "gnorm {:.3f} | {:.0f} tok/s | comm wait {:.1f}% | {:.0f} s",
+                 step_, epoch_, loss, nll, std::exp(nll), lr, grad_norm, tokens_per_s,
+                 100 * shares["comm_wait"].get<double>(), seconds_since(start_));
+    metrics_->write({{"step", step_}, {"epoch", epoch_}, {"loss", loss}, {"nll", nll},
+                     {"ppl", std::exp(nll)}, {"lr", lr}, {"grad_norm", grad_norm},
+                     {"tokens_per_s", tokens_per_s}, {"time_share", shares},
+                     {"elapsed_s", seconds_since(start_)}});
+  }
+  window_ = Window();
+}
+
+bool Trainer::validate() {
+  watchdog_.beat(step_, "validation");
+  const ValidationResult r = validator_->run(model_, loss_, *comm_, device_);
+  const bool improved = r.loss < best_valid_loss_;
+  if (improved) {
+    best_valid_loss_ = r.loss;
+    checks_without_improvement_ = 0;
+  } else {
+    ++checks_without_improvement_;
+  }
+  if (rank_ == 0) {
+    spdlog::info("valid  {:>6} | loss {:.4f} | nll {:.4f} | ppl {:8.3f} | best {:.4f}{}", step_,
+                 r.loss, r.nll, std::exp(r.nll), best_valid_loss_,
+                 improved ? " (new best)" : "");
+    valid_metrics_->write({{"step", step_}, {"loss", r.loss}, {"nll", r.nll},
+                           {"ppl", std::exp(r.nll)}, {"tokens", r.tokens},
+                           {"best_loss", best_valid_loss_}});
+  }
+  if (improved) {
+    save();
+    if (rank_ == 0) checkpoints_.mark_best(checkpoints_.resolve("latest"));
+  }
+  return cfg_.train.patience == 0 || checks_without_improvement_ < cfg_.train.patience;
+}
+
+// Rank 0 writes; the others wait at the barrier, so that no rank runs ahead
+// into the next step's collectives (or exits) while the checkpoint is written.
+void Trainer::save() {
+  if (last_saved_step_ == step_) return;
+  watchdog_.beat(step_, "checkpoint");
+  if (rank_ == 0) {
+    const nlohmann::json state = {
+        {"step", step_}, {"epoch", epoch_}, {"cursor", cursor_}, {"world_size", world_},
+        {"accum_steps", cfg_.train.accum_steps}, {"dataset_manifest_sha256", manifest_sha_},
+        {"best_valid_loss", std::isfinite(best_valid_loss_) ? nlohmann::json(best_valid_loss_)
+                                                            : nlohmann::json()},
+        {"checks_without_improvement", checks_without_improvement_},
+        {"log_window", window_.sums()},
+        {"random_state", "none needed: data order from (run.seed, epoch), dropout from "
+                         "(run.seed, step, micro-batch)"},
+        {"config", resolved_toml_}};
+    const auto begin = Clock::now();
+    const std::string dir = checkpoints_.save(step_, *model_, *optimizer_, state);
+    spdlog::info("checkpoint {} ({:.1f} s)", dir, seconds_since(begin));
+  }
+  comm_->barrier();
+  last_saved_step_ = step_;
+  last_save_time_ = Clock::now();
+}
+
+int Trainer::run(const std::string& resume) {
+  if (rank_ == 0) {
+    fs::create_directories(run_dir_);
+    std::ofstream(run_dir_ / "config.toml") << resolved_toml_;
+  }
+  start_or_resume(resume);
   dist::GradSyncOptions sync_options;
-  sync_options.bucket_bytes = static_cast<int64_t>(cfg.dist.bucket_mb * (1 << 20));
-  sync_options.overlap = cfg.dist.overlap;
-  dist::GradSync grad_sync(params, *comm, sync_options);
+  sync_options.bucket_bytes = static_cast<int64_t>(cfg_.dist.bucket_mb * (1 << 20));
+  sync_options.overlap = cfg_.dist.overlap;
+  grad_sync_ = std::make_unique<dist::GradSync>(params_, *comm_, sync_options);
   int64_t num_params = 0;
-  for (const auto& p : params) num_params += p.numel();
-
-  const LabelSmoothingLoss loss(manifest.tgt_vocab_size, manifest.special.pad,
-                                cfg.optim.label_smoothing);
-  torch::optim::Adam optimizer(params, torch::optim::AdamOptions(cfg.optim.lr)
-                                           .betas({cfg.optim.beta1, cfg.optim.beta2})
-                                           .eps(cfg.optim.eps));
-  const LrSchedule schedule(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps,
-                            cfg.model.d_model);
-  const Checkpoints checkpoints(run_dir.string());
-  const std::string manifest_sha = data::sha256_file(fs::path(cfg.data.dir) / data::kManifestFile);
-  std::unique_ptr<MetricsLog> metrics;
-  if (rank == 0) metrics = std::make_unique<MetricsLog>((run_dir / "metrics.jsonl").string());
-
+  for (const auto& p : params_) num_params += p.numel();
   spdlog::info("model: {:.2f} M parameters on {}; data: {} training examples, {} ranks x {} "
                "accumulation steps per global batch of {} tokens; {} allreduce in {} bucket(s){}",
-               num_params / 1e6, device.str(), batcher.num_examples(), world,
-               cfg.train.accum_steps, cfg.data.batch_tokens, comm->backend(),
-               grad_sync.bucket_layout().size(), cfg.dist.overlap ? " overlapped with backward" : "");
+               num_params / 1e6, device_.str(), batcher_.num_examples(), world_,
+               cfg_.train.accum_steps, cfg_.data.batch_tokens, comm_->backend(),
+               grad_sync_->bucket_layout().size(),
+               cfg_.dist.overlap ? " overlapped with backward" : "");
 
-  // ---- the loop ------------------------------------------------------------
-  int64_t step = 0, epoch = 0, cursor = 0;  // cursor: next global batch of the epoch
-  std::vector<data::GlobalBatch> batches = batcher.epoch(epoch);
-  const auto save = [&] {
-    const nlohmann::json state = {{"step", step}, {"epoch", epoch}, {"cursor", cursor},
-                                  {"world_size", world}, {"accum_steps", cfg.train.accum_steps},
-                                  {"dataset_manifest_sha256", manifest_sha},
-                                  {"config", resolved_toml}};
-    if (rank == 0) spdlog::info("checkpoint {}", checkpoints.save(step, *model, optimizer, state));
-  };
-
-  model->train();
-  const auto start = Clock::now();
-  Window window;
-  while (step < cfg.train.max_steps) {
-    if (cursor == static_cast<int64_t>(batches.size())) {
-      ++epoch;
-      if (cfg.train.max_epochs > 0 && epoch >= cfg.train.max_epochs) break;
-      batches = batcher.epoch(epoch);
-      cursor = 0;
+  model_->train();
+  start_ = Clock::now();
+  window_.start = start_;
+  while (step_ < cfg_.train.max_steps) {
+    if (cursor_ == static_cast<int64_t>(batches_.size())) {
+      if (cfg_.train.max_epochs > 0 && epoch_ + 1 >= cfg_.train.max_epochs) break;
+      batches_ = batcher_.epoch(++epoch_);
+      cursor_ = 0;
     }
-    const std::vector<data::GlobalBatch> micro = batcher.split(batches[cursor++], parts);
-    ++step;
-
-    // Forward and backward over this rank's micro-batches; gradients add up.
-    grad_sync.zero_grad();
-    auto sums = torch::zeros({3}, torch::dtype(torch::kDouble).device(device));  // loss, nll, tokens
-    for (int64_t a = 0; a < cfg.train.accum_steps; ++a) {
-      auto phase = Clock::now();
-      const int64_t part = data::micro_batch_index(rank, a, world);
-      const data::Batch batch = load_batch(train_set, micro[part]).to(device);
-      window.times.data += seconds_since(phase);
-      grad_sync.prepare(/*last=*/a + 1 == cfg.train.accum_steps);
-      if (batch.num_tgt_tokens == 0) continue;  // an empty part adds nothing
-      phase = Clock::now();
-      seed_dropout(static_cast<uint64_t>(cfg.run.seed), step, part);
-      const LossSums s = batch_loss(model, loss, batch);
-      s.smoothed.backward();
-      sums += torch::stack({s.smoothed.detach().to(torch::kDouble), s.nll.to(torch::kDouble),
-                            torch::scalar_tensor(static_cast<double>(s.tokens),
-                                                 torch::dtype(torch::kDouble).device(device))});
-      window.times.compute += seconds_since(phase);
+    const data::GlobalBatch& batch = batches_[cursor_++];
+    ++step_;
+    double grad_norm = 0;
+    bool updated = false;
+    const torch::Tensor sums = train_step(batch, grad_norm, updated);
+    if (updated) {
+      window_.smoothed += sums[kSmoothed].item<double>();
+      window_.nll += sums[kNll].item<double>();
+      window_.tokens += sums[kTokens].item<double>();
+      window_.grad_norm += grad_norm;
+      ++window_.steps;
     }
 
-    // The global batch: sum over ranks, divide once by its target tokens.
-    auto phase = Clock::now();
-    grad_sync.synchronize();  // first: the gradient buckets' collectives come in a fixed order
-    comm->allreduce_sum(sums);
-    sums = sums.cpu();
-    const double tokens = sums[2].item<double>();
-    window.times.comm += seconds_since(phase);
-    phase = Clock::now();
-    const double max_norm =
-        cfg.optim.clip_norm > 0 ? cfg.optim.clip_norm : std::numeric_limits<double>::infinity();
-    const double grad_norm = grad_sync.scale_and_clip(tokens, max_norm);
-    const double lr = schedule.at(step);
-    set_learning_rate(optimizer, lr);
-    optimizer.step();
-    window.times.update += seconds_since(phase);
-
-    window.smoothed += sums[0].item<double>();
-    window.nll += sums[1].item<double>();
-    window.tokens += tokens;
-    window.grad_norm += grad_norm;
-    ++window.steps;
-    if (step % cfg.train.log_every == 0 || step == cfg.train.max_steps) {
-      const double wall = seconds_since(window.start);
-      const nlohmann::json shares = phase_shares(window.times, wall, *comm, device);  // collective
-      const double nll = window.nll / window.tokens;
-      if (rank == 0)
-        metrics->write({{"step", step}, {"epoch", epoch}, {"loss", window.smoothed / window.tokens},
-                        {"nll", nll}, {"ppl", std::exp(nll)}, {"lr", lr},
-                        {"grad_norm", window.grad_norm / window.steps},
-                        {"tokens_per_s", window.tokens / wall}, {"time_share", shares},
-                        {"elapsed_s", seconds_since(start)}});
-      window = Window();
+    if (step_ % cfg_.train.log_every == 0 || step_ == cfg_.train.max_steps)
+      log(schedule_.at(step_));
+    if (cfg_.dist.check_every > 0 && step_ % cfg_.dist.check_every == 0)
+      dist::check_replicas_equal(params_, *comm_, step_);
+    if (validator_ && step_ % cfg_.train.valid_every == 0 && !validate()) {
+      spdlog::info("early stop: {} validations without improvement (train.patience)",
+                   checks_without_improvement_);
+      break;
     }
-    if (cfg.dist.check_every > 0 && step % cfg.dist.check_every == 0)
-      dist::check_replicas_equal(params, *comm, step);
-    if (cfg.train.save_every > 0 && step % cfg.train.save_every == 0) save();
+    const bool preempted = sums[kPreempt].item<double>() > 0;
+    if (preempted || sums[kSaveTime].item<double>() > 0 ||
+        (cfg_.train.save_every > 0 && step_ % cfg_.train.save_every == 0))
+      save();
+    if (preempted) {
+      if (signals_.requested()) spdlog::warn("received signal {}", signals_.signal());
+      spdlog::info("preempted: checkpoint of step {} saved; exiting with code {} (resume with "
+                   "--resume auto)", step_, kExitPreempted);
+      return kExitPreempted;
+    }
   }
-  dist::check_replicas_equal(params, *comm, step);
-  spdlog::info("parameters identical on all {} ranks (checksum)", world);
-  if (cfg.train.save_every == 0 || step % cfg.train.save_every != 0) save();
-  spdlog::info("training done: {} steps, {} epochs, {:.0f} s", step, epoch, seconds_since(start));
+  dist::check_replicas_equal(params_, *comm_, step_);
+  spdlog::info("parameters identical on all {} ranks (checksum)", world_);
+  save();
+  spdlog::info("training done: {} steps, {} epochs, {:.0f} s", step_, epoch_,
+               seconds_since(start_));
+  return kExitDone;
+}
+
+}  // namespace
+
+int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
+                 const std::string& resume, const launch::ProcessInfo& process) {
+  Trainer trainer(cfg, resolved_toml, process);
+  return trainer.run(resume);
 }
 
 }  // namespace train

@@ -8,7 +8,10 @@
 namespace train {
 
 // resolved_toml: the config as resolved (file + command line), saved in the run dir.
-void run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
-                  const launch::ProcessInfo& process);
+// resume: "auto" | "none" | a checkpoint directory (train/resume.h).
+// Returns the exit code (train/exit_codes.h): kExitDone, or kExitPreempted
+// after a signal and the checkpoint it caused. Errors throw.
+int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
+                 const std::string& resume, const launch::ProcessInfo& process);
 
 }  // namespace train

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Chaos trials for checkpoint/resume (not part of the test suite): each trial
+# trains a tiny model on 2 ranks and interrupts it at random moments with a
+# random blow — SIGUSR1, SIGTERM, two SIGTERMs, SIGKILL, or SIGSTOP (a hang the
+# watchdog must end) — to a random rank, then resumes with --resume auto,
+# until the run completes. Printed: trials, interruptions, hangs (a job that
+# did not end within 90 s), steps lost per interruption (steps trained minus
+# the step resumed from), corrupt checkpoints, and final parameters that
+# differ from an uninterrupted run.
+#
+#   tests/chaos/resume_chaos.sh [trials]        (default 20; BUILD_DIR=build)
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(realpath "${BUILD_DIR:-$src/build}")
+trials=${1:-20}
+source "$src/tests/script_lib.bash"
+enter_scratch resume-chaos
+prepare_tiny data
+opts=(--train.max_steps 600 --train.save_every 25 --model.dropout 0.1 --train.watchdog_s 3)
+trainer_run reference 2 "${opts[@]}" || fail "uninterrupted run" reference.log
+
+blows=(USR1 TERM TERM2 KILL STOP)
+interruptions=0 hangs=0 corrupt=0 differ=0 lost_total=0 lost_max=0
+for trial in $(seq "$trials"); do
+  name=trial$trial
+  for attempt in 1 2 3 4; do
+    trainer_run "$name" 2 "${opts[@]}" --resume auto & job=$!
+    if [ "$attempt" -le 3 ]; then  # interrupt the first three attempts
+      sleep "$(/usr/bin/python3 -c 'import random; print(random.uniform(0.3, 3.0))')"
+      mapfile -t ranks < <(pgrep -f "^$build/bin/trainer .*--run.name $name( |$)" || true)
+      if [ ${#ranks[@]} -gt 0 ]; then
+        target=${ranks[RANDOM % ${#ranks[@]}]}
+        blow=${blows[RANDOM % ${#blows[@]}]}
+        case $blow in
+          TERM2) kill -TERM "$target" 2>/dev/null; sleep 0.01; kill -TERM "$target" 2>/dev/null ;;
+          *) kill "-$blow" "$target" 2>/dev/null ;;
+        esac || true
+        interruptions=$((interruptions + 1))
+      fi
+    fi
+    code=0
+    for _ in $(seq 900); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$job" 2>/dev/null; then
+      hangs=$((hangs + 1))
+      pkill -KILL -f "run.name $name( |$)" || true
+    fi
+    wait "$job" || code=$?
+    pkill -CONT -f "run.name $name( |$)" 2>/dev/null || true
+    [ "$code" = 0 ] && break
+    # Steps trained before the blow vs the checkpoint the next attempt resumes from.
+    trained=$(tail -1 "runs/$name/metrics.jsonl" 2>/dev/null | sed 's/.*"step":\([0-9]*\).*/\1/')
+    resumed=$(readlink "runs/$name/checkpoints/latest" 2>/dev/null | sed 's/step_0*//')
+    lost=$(( ${trained:-0} - ${resumed:-0} ))
+    lost_total=$((lost_total + lost)); [ "$lost" -gt "$lost_max" ] && lost_max=$lost
+  done
+  for dir in runs/$name/checkpoints/step_*; do
+    (cd "$dir" && sha256sum --quiet -c SHA256SUMS >/dev/null 2>&1) || corrupt=$((corrupt + 1))
+  done
+  /usr/bin/python3 - "$name" <<'PY' || differ=$((differ + 1))
+import sys, torch
+a = torch.load("runs/reference/checkpoints/latest/model.pt")
+b = torch.load(f"runs/{sys.argv[1]}/checkpoints/latest/model.pt")
+sys.exit(0 if all(torch.equal(a[n], b[n]) for n in a) else 1)
+PY
+  echo "trial $trial done ($interruptions interruptions so far)"
+done
+echo
+echo "| trials | interruptions | hangs | steps lost (mean / max) | corrupt checkpoints | final parameters differing |"
+echo "|---|---|---|---|---|---|"
+printf '| %d | %d | %d | %.1f / %d | %d | %d |\n' "$trials" "$interruptions" "$hangs" \
+  "$(/usr/bin/python3 -c "print($lost_total / max(1, $interruptions))")" "$lost_max" "$corrupt" "$differ"

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Preemption and failures on a 2-rank run (dropout on), each compared with an
+# uninterrupted run of the same config:
+#   - SIGUSR1 to one rank: all ranks save at the same step, exit 75; resuming
+#     (--resume auto) ends bitwise equal, with the same metrics.jsonl;
+#   - two SIGTERMs to one rank: it exits at once; no checkpoint left corrupt;
+#   - SIGKILL to one rank: the job ends within 60 s, non-zero; the previous
+#     checkpoint verifies and resuming from it ends bitwise equal;
+#   - SIGSTOP to one rank (a hang): the other rank's watchdog ends the job,
+#     naming the step and the phase.
+# Usage: preemption_and_failures.sh <build dir> <source dir>
+set -euo pipefail
+build=$(realpath "$1"); src=$(realpath "$2")
+source "$src/tests/script_lib.bash"
+enter_scratch resume-signals
+prepare_tiny data
+
+opts=(--train.max_steps 400 --train.save_every 50 --train.log_every 10 --model.dropout 0.1)
+trainer_run reference 2 "${opts[@]}" || fail "uninterrupted run" reference.log
+
+# The trainer processes of run <name> (not mpirun's).
+ranks_of() { pgrep -f "^$build/bin/trainer .*--run.name $1( |$)" || true; }
+wait_for() {  # <path>: up to 60 s
+  for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done
+  fail "$1 did not appear"
+}
+# Starts run <name> in the background (its pid in $job), waits for its first checkpoint.
+start() {  # <name> [extra options...]
+  local name=$1; shift
+  trainer_run "$name" 2 "${opts[@]}" "$@" & job=$!
+  wait_for "runs/$name/checkpoints/step_00000050"
+}
+finish() {  # waits for the background job; its exit code in $code
+  code=0; wait "$job" || code=$?
+}
+every_checkpoint_verifies() {  # <name>
+  for dir in runs/$1/checkpoints/step_*; do
+    (cd "$dir" && sha256sum --quiet -c SHA256SUMS) || fail "$dir does not verify"
+  done
+}
+same_as_reference() {  # <name>
+  /usr/bin/python3 - "$1" <<'PY'
+import json, sys, torch
+run = sys.argv[1]
+a = torch.load("runs/reference/checkpoints/latest/model.pt")
+b = torch.load(f"runs/{run}/checkpoints/latest/model.pt")
+assert all(torch.equal(a[n], b[n]) for n in a), f"{run}: parameters differ from the uninterrupted run"
+ra = [json.loads(l) for l in open("runs/reference/metrics.jsonl")]
+rb = [json.loads(l) for l in open(f"runs/{run}/metrics.jsonl")]
+assert [r["step"] for r in ra] == [r["step"] for r in rb], f"{run}: logged steps differ"
+assert all(x["loss"] == y["loss"] for x, y in zip(ra, rb)), f"{run}: logged losses differ"
+print(f"{run}: bitwise equal to the uninterrupted run, {len(rb)} identical metrics rows")
+PY
+}
+
+# ---- SIGUSR1 to one rank -> checkpoint, exit 75, resume -------------------
+start usr1
+kill -USR1 "$(ranks_of usr1 | tail -1)"
+finish
+[ "$code" = 75 ] || fail "SIGUSR1: exit code $code, expected 75" usr1.log
+saved=$(readlink runs/usr1/checkpoints/latest)
+[ "$saved" != step_00000400 ] || fail "the run ended before the signal arrived" usr1.log
+grep -q "preempted: checkpoint of step" usr1.log || fail "no preemption message" usr1.log
+every_checkpoint_verifies usr1
+trainer_run usr1 2 "${opts[@]}" --resume auto || fail "resume after SIGUSR1" usr1.log
+grep -q "resuming from .*$saved" usr1.log || fail "did not resume from $saved" usr1.log
+same_as_reference usr1
+
+# ---- two SIGTERMs: out at once, nothing corrupt --------------------------
+start term2
+rank=$(ranks_of term2 | tail -1)
+kill -TERM "$rank"; sleep 0.01; kill -TERM "$rank" 2>/dev/null || true  # (back to back they would merge)
+finish
+[ "$code" = 143 ] || fail "two SIGTERMs: exit code $code, expected 143 (128 + SIGTERM)" term2.log
+every_checkpoint_verifies term2
+trainer_run term2 2 "${opts[@]}" --resume auto || fail "resume after two SIGTERMs" term2.log
+same_as_reference term2
+
+# ---- SIGKILL: the job ends, the last checkpoint is intact ----------------
+start kill
+begin=$(date +%s)
+kill -KILL "$(ranks_of kill | tail -1)"
+finish
+took=$(( $(date +%s) - begin ))
+[ "$code" != 0 ] || fail "SIGKILL: exit code 0" kill.log
+[ "$took" -le 60 ] || fail "SIGKILL: the job took $took s to end" kill.log
+every_checkpoint_verifies kill
+trainer_run kill 2 "${opts[@]}" --resume auto || fail "resume after SIGKILL" kill.log
+same_as_reference kill
+echo "SIGKILL of one rank: job ended in $took s with exit code $code"
+
+# ---- SIGSTOP: the watchdog ends a hung job -------------------------------
+start hang --train.watchdog_s 3
+stopped=$(ranks_of hang | tail -1)
+kill -STOP "$stopped"
+begin=$(date +%s)
+finish
+took=$(( $(date +%s) - begin ))
+kill -CONT "$stopped" 2>/dev/null || true
+[ "$code" != 0 ] || fail "hung rank: exit code 0" hang.log
+[ "$took" -le 60 ] || fail "hung rank: the job took $took s to end" hang.log
+grep -q "watchdog: rank 0 has been in 'allreduce' of step [0-9]* for" hang.log \
+  || fail "no watchdog message naming rank, phase and step" hang.log
+echo "hung rank: the watchdog ended the job in $took s with exit code $code"
+echo "preemption and failures: OK"

@@ -1,0 +1,36 @@
+# Shared by the script tests (source it after setting $build and $src):
+# a scratch directory, a tiny dataset and trainer runs on it.
+
+# A scratch directory, removed on exit, made the working directory.
+enter_scratch() {  # <name>
+  work=$(mktemp -d "/tmp/$1.XXXXXX")
+  trap "rm -rf \"$work\"" EXIT
+  cd "$work"
+}
+
+# A reverse-task dataset of 333 training and 40 validation examples in ./<dir>.
+prepare_tiny() {  # <dir> [prepare_data options...]
+  local dir=$1; shift
+  "$build/bin/prepare_data" --task reverse --out "$dir" --seed 3 --train-size 333 \
+    --valid-size 40 --test-size 0 --min-len 2 --max-len 9 --symbols 13 "$@" >/dev/null
+}
+
+# A tiny model on ./data, one thread per rank, runs in ./runs.
+TINY=(--data.dir data --data.batch_tokens 300 --model.d_model 32 --model.heads 4
+      --model.d_ff 64 --model.encoder_layers 2 --model.decoder_layers 2
+      --optim.lr 0.5 --optim.warmup_steps 4 --train.log_every 1 --train.threads 1
+      --run.out_dir runs)
+
+# Trains run <name> on <ranks> ranks; output in <name>.log; returns the exit code.
+trainer_run() {  # <name> <ranks> [trainer options...]
+  local name=$1 ranks=$2; shift 2
+  timeout 600 bash "$src/scripts/mpirun.sh" -np "$ranks" "$build/bin/trainer" "${TINY[@]}" \
+    --run.name "$name" "$@" >> "$name.log" 2>&1
+}
+
+# Fails the test, showing a log.
+fail() {  # <message> [log]
+  echo "FAIL: $1"
+  [ -n "${2:-}" ] && tail -30 "$2"
+  exit 1
+}

@@ -1,0 +1,63 @@
+#include "trainer/train/resume.h"
+
+#include <spdlog/spdlog.h>
+#include <toml++/toml.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace train {
+
+namespace {
+
+std::string text(const toml::node* node) {
+  if (node == nullptr) return "(absent)";
+  std::ostringstream out;
+  node->visit([&out](const auto& value) { out << value; });
+  return out.str();
+}
+
+}  // namespace
+
+std::string choose_checkpoint(const Checkpoints& checkpoints, const std::string& resume) {
+  if (resume == "none") return "";
+  std::string why;
+  if (resume != "auto") {
+    if (!verify_checkpoint(resume, &why))
+      throw std::runtime_error("--resume " + resume + ": checkpoint fails verification: " + why);
+    return resume;
+  }
+  const auto all = checkpoints.list();
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    if (verify_checkpoint(*it, &why)) return *it;
+    spdlog::warn("skipping checkpoint {}: {}", *it, why);
+  }
+  return "";
+}
+
+void check_resume_compatible(const nlohmann::json& saved_state, const std::string& current_toml,
+                             const std::string& dataset_manifest_sha256) {
+  const std::string saved_sha = saved_state.at("dataset_manifest_sha256").get<std::string>();
+  if (saved_sha != dataset_manifest_sha256)
+    throw std::invalid_argument("the checkpoint was trained on another dataset (manifest sha256 " +
+                                saved_sha + ", data.dir has " + dataset_manifest_sha256 + ")");
+  const toml::table saved = toml::parse(saved_state.at("config").get<std::string>());
+  const toml::table current = toml::parse(current_toml);
+  for (const char* section : {"model", "optim", "data", "run"}) {
+    const toml::table* now = current[section].as_table();
+    const toml::table* then = saved[section].as_table();
+    if (now == nullptr) continue;
+    for (const auto& [key, value] : *now) {
+      const std::string name = std::string(section) + "." + std::string(key.str());
+      const std::string was = text(then ? then->get(key.str()) : nullptr);
+      const std::string is = text(&value);
+      if (was == is || name == "run.name" || name == "run.out_dir" || name == "data.dir") continue;
+      if (std::string(section) == "model")
+        throw std::invalid_argument("the checkpoint's model differs from the config: " + name +
+                                    " = " + was + " in the checkpoint, " + is + " now");
+      spdlog::warn("resuming with {} = {} (the checkpoint was trained with {})", name, is, was);
+    }
+  }
+}
+
+}  // namespace train

@@ -1,0 +1,34 @@
+// Validation during training: loss and perplexity of the valid split, the
+// work shared by all ranks (batch i on rank i mod world), sums allreduced,
+// so every rank gets the same figures. Dropout off, no gradients.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "data_pipeline/batcher.h"
+#include "data_pipeline/dataset.h"
+#include "trainer/dist/communicator.h"
+#include "trainer/model/transformer.h"
+#include "trainer/train/label_smoothing.h"
+
+namespace train {
+
+struct ValidationResult {
+  double loss = 0;  // label-smoothed, per target token
+  double nll = 0;   // per target token; perplexity = exp(nll)
+  double tokens = 0;
+};
+
+class Validator {
+ public:
+  Validator(const data::Dataset& valid, int64_t batch_tokens);
+  // Collective. The model is left in training mode.
+  ValidationResult run(model::EncoderDecoder& model, const LabelSmoothingLoss& loss,
+                       dist::Communicator& comm, const torch::Device& device) const;
+
+ private:
+  const data::Dataset& valid_;
+  std::vector<data::GlobalBatch> batches_;
+};
+
+}  // namespace train
