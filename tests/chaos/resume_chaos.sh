@@ -4,7 +4,7 @@
 # random blow — SIGUSR1, SIGTERM, two SIGTERMs, SIGKILL, or SIGSTOP (a hang the
 # watchdog must end) — to a random rank, then resumes with --resume auto,
 # until the run completes. Printed: trials, interruptions, hangs (a job that
-# did not end within 90 s), steps lost per interruption (steps trained minus
+# did not end within 60 s), steps lost per interruption (steps trained minus
 # the step resumed from), corrupt checkpoints, and final parameters that
 # differ from an uninterrupted run.
 #
@@ -39,7 +39,7 @@ for trial in $(seq "$trials"); do
       fi
     fi
     code=0
-    for _ in $(seq 900); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 600); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$job" 2>/dev/null; then
       hangs=$((hangs + 1))
       pkill -KILL -f "run.name $name( |$)" || true
@@ -48,8 +48,8 @@ for trial in $(seq "$trials"); do
     pkill -CONT -f "run.name $name( |$)" 2>/dev/null || true
     [ "$code" = 0 ] && break
     # Steps trained before the blow vs the checkpoint the next attempt resumes from.
-    trained=$(tail -1 "runs/$name/metrics.jsonl" 2>/dev/null | sed 's/.*"step":\([0-9]*\).*/\1/')
-    resumed=$(readlink "runs/$name/checkpoints/latest" 2>/dev/null | sed 's/step_0*//')
+    trained=$(tail -1 "runs/$name/metrics.jsonl" 2>/dev/null | sed 's/.*"step":\([0-9]*\).*/\1/' || true)
+    resumed=$(readlink "runs/$name/checkpoints/latest" 2>/dev/null | sed 's/step_0*//' || true)
     lost=$(( ${trained:-0} - ${resumed:-0} ))
     lost_total=$((lost_total + lost)); [ "$lost" -gt "$lost_max" ] && lost_max=$lost
   done

@@ -17,7 +17,7 @@
 
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/manifest.h"
-#include "data_pipeline/prepare.h"
+#include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/shard_reader.h"
 #include "data_pipeline/tokenizer.h"
 #include "tests/test_paths.h"

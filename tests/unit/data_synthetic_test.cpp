@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "data_pipeline/synthetic.h"
+#include "data_pipeline/prepare/synthetic.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "data_pipeline/parallel_text.h"
+#include "data_pipeline/prepare/parallel_text.h"
 #include "data_pipeline/special_ids.h"
 #include "data_pipeline/tokenizer.h"
 #include "data_pipeline/utf8.h"

@@ -8,7 +8,7 @@
 
 #include "launch/logging.h"
 #include "launch/process.h"
-#include "launch/runtime.h"
+#include "trainer/runtime/runtime.h"
 #include "trainer/eval/evaluation.h"
 
 int main(int argc, char** argv) {
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "torch threads (0 = all usable cores)")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  launch::setup_runtime(process.info(), threads);
+  runtime::setup_runtime(process.info(), threads);
   try {
     std::cout << eval::run_evaluation(options).dump(2) << std::endl;
   } catch (const std::exception& e) {

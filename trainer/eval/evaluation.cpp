@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "data_pipeline/batcher.h"
-#include "data_pipeline/collate.h"
+#include "data_pipeline/loader/collate.h"
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/tokenizer.h"
 #include "trainer/config/run_config.h"

@@ -2,7 +2,7 @@
 //   log p = model(src, tgt_in);  loss = LabelSmoothing(log p, tgt_out)
 // Sums, not means: the caller divides once by the global batch's token count.
 #pragma once
-#include "data_pipeline/collate.h"
+#include "data_pipeline/loader/collate.h"
 #include "trainer/model/transformer.h"
 #include "trainer/train/label_smoothing.h"
 

@@ -10,7 +10,7 @@
 
 #include "launch/logging.h"
 #include "launch/process.h"
-#include "launch/runtime.h"
+#include "trainer/runtime/runtime.h"
 #include "trainer/config/run_config.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/training.h"
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   }
 
   const config::RunConfig& cfg = options.config();
-  launch::setup_runtime(process.info(), static_cast<int>(cfg.train.threads));
+  runtime::setup_runtime(process.info(), static_cast<int>(cfg.train.threads));
   spdlog::info("resolved config:\n{}", options.to_toml());
   try {
     return train::run_training(cfg, options.to_toml(), resume, process.info());

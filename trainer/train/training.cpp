@@ -26,11 +26,11 @@
 #include <limits>
 
 #include "data_pipeline/batcher.h"
-#include "data_pipeline/collate.h"
+#include "data_pipeline/loader/collate.h"
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
-#include "launch/device.h"
+#include "trainer/runtime/device.h"
 #include "trainer/dist/consistency.h"
 #include "trainer/dist/grad_sync.h"
 #include "trainer/dist/make_communicator.h"
@@ -139,7 +139,7 @@ class Trainer {
   Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
           const launch::ProcessInfo& process)
       : cfg_(cfg), resolved_toml_(resolved_toml), rank_(process.rank), world_(process.world_size),
-        device_(launch::select_device(process)),
+        device_(runtime::select_device(process)),
         comm_(dist::make_communicator(cfg.dist.backend, device_)),
         run_dir_(cfg.run_dir()), watchdog_(cfg.train.watchdog_s, process.rank),
         train_set_(cfg.data.dir, "train"),

@@ -1,6 +1,6 @@
 #include "trainer/train/validation.h"
 
-#include "data_pipeline/collate.h"
+#include "data_pipeline/loader/collate.h"
 #include "trainer/train/batch_loss.h"
 
 namespace train {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "data_pipeline/parallel_text.h"
+#include "data_pipeline/prepare/parallel_text.h"
 
 namespace data {
 

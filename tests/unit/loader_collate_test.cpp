@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "data_pipeline/collate.h"
+#include "data_pipeline/loader/collate.h"
 
 namespace {
 

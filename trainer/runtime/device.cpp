@@ -1,10 +1,10 @@
-#include "launch/device.h"
+#include "trainer/runtime/device.h"
 
 #include <spdlog/spdlog.h>
 
-namespace launch {
+namespace runtime {
 
-torch::Device select_device(const ProcessInfo& info) {
+torch::Device select_device(const launch::ProcessInfo& info) {
   if (!torch::cuda::is_available()) return torch::kCPU;
   const int64_t gpus = static_cast<int64_t>(torch::cuda::device_count());
   if (info.local_rank >= gpus) {
@@ -15,4 +15,4 @@ torch::Device select_device(const ProcessInfo& info) {
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(info.local_rank));
 }
 
-}  // namespace launch
+}  // namespace runtime

@@ -1,4 +1,4 @@
-#include "launch/runtime.h"
+#include "trainer/runtime/runtime.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace launch {
+namespace runtime {
 
 namespace {
 
@@ -42,7 +42,7 @@ std::string mapped_blas() {
 
 }  // namespace
 
-RuntimeInfo setup_runtime(const ProcessInfo& info, int threads) {
+RuntimeInfo setup_runtime(const launch::ProcessInfo& info, int threads) {
   RuntimeInfo rt;
   // A rank bound to some of the node's cores (mpirun --map-by slot:PE=T) owns
   // them; an unbound one shares the node's cores with its node's other ranks.
@@ -74,4 +74,4 @@ RuntimeInfo setup_runtime(const ProcessInfo& info, int threads) {
   return rt;
 }
 
-}  // namespace launch
+}  // namespace runtime

@@ -6,7 +6,7 @@
 
 #include "launch/process.h"
 
-namespace launch {
+namespace runtime {
 
 struct RuntimeInfo {
   int threads = 1;          // torch intra-op threads of this rank
@@ -17,6 +17,6 @@ struct RuntimeInfo {
 
 // threads == 0: cores_per_rank. Warns loudly on the
 // reference BLAS and on fewer threads than the rank could use.
-RuntimeInfo setup_runtime(const ProcessInfo& info, int threads);
+RuntimeInfo setup_runtime(const launch::ProcessInfo& info, int threads);
 
-}  // namespace launch
+}  // namespace runtime

@@ -1,4 +1,4 @@
-#include "data_pipeline/prepare.h"
+#include "data_pipeline/prepare/prepare.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "data_pipeline/parallel_text.h"
+#include "data_pipeline/prepare/parallel_text.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/vocab_tokenizer.h"

@@ -1,4 +1,4 @@
-#include "data_pipeline/synthetic.h"
+#include "data_pipeline/prepare/synthetic.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "data_pipeline/collate.h"
+#include "data_pipeline/loader/collate.h"
 
 #include <algorithm>
 

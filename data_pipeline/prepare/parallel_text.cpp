@@ -1,4 +1,4 @@
-#include "data_pipeline/parallel_text.h"
+#include "data_pipeline/prepare/parallel_text.h"
 
 #include <fstream>
 #include <stdexcept>

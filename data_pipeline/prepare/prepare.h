@@ -20,7 +20,7 @@
 
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/shard_writer.h"
-#include "data_pipeline/synthetic.h"
+#include "data_pipeline/prepare/synthetic.h"
 #include "data_pipeline/tokenizer.h"
 
 namespace data {

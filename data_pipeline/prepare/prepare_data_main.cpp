@@ -5,14 +5,14 @@
 //   prepare_data --task text --out data/de-en --vocab word [--joint-vocab]
 //                --train-src train.de --train-tgt train.en --valid-src valid.de ...
 //
-// What it writes is described in data_pipeline/prepare.h. Errors are printed
+// What it writes is described in data_pipeline/prepare/prepare.h. Errors are printed
 // with the file or option at fault and give exit status 1.
 #include <string>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "data_pipeline/prepare.h"
+#include "data_pipeline/prepare/prepare.h"
 
 namespace {
 

@@ -5,8 +5,8 @@
 
 #include "launch/process.h"
 
-namespace launch {
+namespace runtime {
 
-torch::Device select_device(const ProcessInfo& info);
+torch::Device select_device(const launch::ProcessInfo& info);
 
-}  // namespace launch
+}  // namespace runtime
