@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "data_pipeline/piece_decoder.h"
 #include "data_pipeline/vocab_tokenizer.h"
 
 namespace data {
@@ -12,19 +13,21 @@ namespace {
 VocabTokenizer::Unit unit_of(const std::string& kind) {
   if (kind == "word") return VocabTokenizer::Unit::kWord;
   if (kind == "char") return VocabTokenizer::Unit::kChar;
-  throw std::invalid_argument("unknown tokenizer kind '" + kind + "' (expected word or char)");
+  throw std::invalid_argument("unknown tokenizer kind '" + kind + "' (expected word, char or spm)");
 }
 
 }  // namespace
 
 const std::vector<std::string>& tokenizer_kinds() {
-  static const std::vector<std::string> kinds = {"word", "char"};
+  static const std::vector<std::string> kinds = {"word", "char", "spm"};
   return kinds;
 }
 
 std::unique_ptr<Tokenizer> train_tokenizer(const std::string& kind,
                                            const std::vector<std::string_view>& text,
                                            const TokenizerOptions& options) {
+  if (kind == "spm")
+    throw std::invalid_argument("spm tokenizers are trained by prepare_data's SentencePiece code");
   const auto unit = unit_of(kind);
   std::unordered_map<std::string, int64_t> counts;
   for (const auto sentence : text) {
@@ -36,12 +39,15 @@ std::unique_ptr<Tokenizer> train_tokenizer(const std::string& kind,
 
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& kind,
                                           const std::filesystem::path& file) {
+  if (kind == "spm") return std::make_unique<PieceDecoder>(PieceDecoder::vocab_file_of(file));
   return std::make_unique<VocabTokenizer>(unit_of(kind), Vocab::load(file));
 }
 
 std::string tokenizer_file_name(const std::string& kind, std::string_view side) {
+  const std::string infix = side.empty() ? "" : "." + std::string(side);
+  if (kind == "spm") return "spm" + infix + ".model";
   unit_of(kind);  // rejects unknown kinds
-  return side.empty() ? "vocab.txt" : "vocab." + std::string(side) + ".txt";
+  return "vocab" + infix + ".txt";
 }
 
 }  // namespace data

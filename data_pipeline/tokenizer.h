@@ -1,10 +1,11 @@
 // Text <-> token ids, behind one interface so callers never care which kind.
 //
-// Kinds today: "word" (whitespace-separated words) and "char" (UTF-8 code
-// points), both a Vocab underneath (vocab_tokenizer.h). A SentencePiece kind
-// is added by implementing Tokenizer and extending train_tokenizer,
-// load_tokenizer and tokenizer_file_name; prepare_data, the manifest and the
-// trainer only pass the kind string and a file name around.
+// Kinds: "word" (whitespace-separated words) and "char" (UTF-8 code points),
+// both a Vocab underneath (vocab_tokenizer.h), and "spm" (SentencePiece BPE
+// or unigram): trained and encoded by prepare_data with the SentencePiece
+// library (prepare/sentencepiece_tokenizer.h), decoded anywhere from its
+// pieces (piece_decoder.h). prepare_data, the manifest and the trainer only
+// pass the kind string and a file name around.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -40,17 +41,18 @@ struct TokenizerOptions {
 // The kinds train_tokenizer and load_tokenizer accept.
 const std::vector<std::string>& tokenizer_kinds();
 
-// Builds a tokenizer of `kind` from training text (one sentence per entry).
+// Builds a word or char tokenizer from training text (one sentence per entry).
 std::unique_ptr<Tokenizer> train_tokenizer(const std::string& kind,
                                            const std::vector<std::string_view>& text,
                                            const TokenizerOptions& options);
 
-// Loads what Tokenizer::save wrote.
+// Loads what Tokenizer::save wrote (spm: a decoder from the .vocab beside the .model).
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& kind,
                                           const std::filesystem::path& file);
 
 // File name inside the dataset dir for one side ("src" or "tgt"), or for the
-// joint tokenizer when `side` is empty: vocab.src.txt, vocab.tgt.txt, vocab.txt.
+// joint tokenizer when `side` is empty: vocab.src.txt, vocab.tgt.txt, vocab.txt;
+// spm.src.model, spm.tgt.model, spm.model (each with its .vocab).
 std::string tokenizer_file_name(const std::string& kind, std::string_view side);
 
 }  // namespace data

@@ -93,9 +93,15 @@ Tokenizers make_tokenizers(const PrepareOptions& options, const ParallelText& tr
                                                     Vocab(synthetic_symbols(options.synthetic.symbols)));
     return {symbols, symbols};
   }
+  if (options.tokenizer == "spm" && !options.spm_model.empty()) {
+    std::shared_ptr<Tokenizer> given = SentencePieceTokenizer::load(options.spm_model);
+    return {given, given};
+  }
   const auto train_on = [&](std::vector<const std::vector<std::string>*> sides) {
     std::vector<std::string_view> text;
     for (const auto* lines : sides) text.insert(text.end(), lines->begin(), lines->end());
+    if (options.tokenizer == "spm")
+      return std::shared_ptr<Tokenizer>(SentencePieceTokenizer::train(text, options.spm));
     return std::shared_ptr<Tokenizer>(train_tokenizer(options.tokenizer, text, options.vocab));
   };
   if (options.joint_vocab) {
@@ -149,9 +155,17 @@ json describe(const PrepareOptions& options) {
     }
     described.update({{"files", files},
                       {"tokenizer", options.tokenizer},
-                      {"joint_vocab", options.joint_vocab},
-                      {"min_count", options.vocab.min_count},
-                      {"max_vocab", options.vocab.max_size}});
+                      {"joint_vocab", options.joint_vocab}});
+    if (options.tokenizer == "spm") {
+      described.update({{"spm_model", options.spm_model.string()},
+                        {"spm_model_type", options.spm.model_type},
+                        {"spm_vocab_size", options.spm.vocab_size},
+                        {"spm_character_coverage", options.spm.character_coverage},
+                        {"spm_input_sentence_size", options.spm.input_sentence_size}});
+    } else {
+      described.update({{"min_count", options.vocab.min_count},
+                        {"max_vocab", options.vocab.max_size}});
+    }
   }
   return {{"command", options.command}, {"options", described}};
 }

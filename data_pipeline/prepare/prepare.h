@@ -2,6 +2,7 @@
 //
 //   out/manifest.json                 (manifest.h)
 //   out/vocab.txt  or  out/vocab.src.txt + out/vocab.tgt.txt   (vocab.h)
+//   or out/spm.model + spm.vocab (or .src/.tgt)   (sentencepiece_tokenizer.h)
 //   out/{train,valid,test}-NNNNN.h5   (shard_format.h)
 //
 // The directory appears atomically: everything is built in "<out>.tmp-<pid>"
@@ -20,6 +21,7 @@
 
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/shard_writer.h"
+#include "data_pipeline/prepare/sentencepiece_tokenizer.h"
 #include "data_pipeline/prepare/synthetic.h"
 #include "data_pipeline/tokenizer.h"
 
@@ -47,7 +49,9 @@ struct PrepareOptions {
   std::map<std::string, TextFiles> text;
   std::string tokenizer = "word";  // a kind from tokenizer_kinds()
   bool joint_vocab = false;        // one vocabulary for both sides
-  TokenizerOptions vocab;
+  TokenizerOptions vocab;          // word / char
+  SentencePieceOptions spm;        // spm: training
+  std::filesystem::path spm_model;  // spm: use this .model (both sides) instead of training
 
   int64_t shard_size = 100000;  // max examples per shard
   ShardWriteOptions shard;

@@ -4,6 +4,8 @@
 //                --valid-size 500 --test-size 500 --min-len 4 --max-len 12 --symbols 20
 //   prepare_data --task text --out data/de-en --vocab word [--joint-vocab]
 //                --train-src train.de --train-tgt train.en --valid-src valid.de ...
+//   prepare_data --task text --out data/de-en --vocab spm --joint-vocab --spm-vocab-size 32000
+//                [--spm-model-type unigram] [--spm-model given.model] --train-src ...
 //
 // What it writes is described in data_pipeline/prepare/prepare.h. Errors are printed
 // with the file or option at fault and give exit status 1.
@@ -75,7 +77,7 @@ int main(int argc, char** argv) {
     text->add_option("--" + split + "-src", files[split].src, split + " source text, one sentence a line");
     text->add_option("--" + split + "-tgt", files[split].tgt, split + " target text, line-aligned");
   }
-  text->add_option("--vocab", options.tokenizer, "tokenizer kind: word or char")
+  text->add_option("--vocab", options.tokenizer, "tokenizer kind: word, char or spm (SentencePiece)")
       ->check(CLI::IsMember(data::tokenizer_kinds()))
       ->capture_default_str();
   text->add_flag("--joint-vocab", options.joint_vocab, "one vocabulary for source and target");
@@ -83,6 +85,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   text->add_option("--max-vocab", options.vocab.max_size, "vocabulary size limit incl. specials, 0 = none")
       ->capture_default_str();
+  text->add_option("--spm-model-type", options.spm.model_type, "spm: bpe or unigram")
+      ->check(CLI::IsMember({"bpe", "unigram"}))
+      ->capture_default_str();
+  text->add_option("--spm-vocab-size", options.spm.vocab_size, "spm: pieces (an upper bound)")
+      ->capture_default_str();
+  text->add_option("--spm-character-coverage", options.spm.character_coverage,
+                   "spm: share of characters covered (1.0; 0.9995 for CJK)")
+      ->capture_default_str();
+  text->add_option("--spm-input-sentences", options.spm.input_sentence_size,
+                   "spm: training sentences sampled (0 = all)")
+      ->capture_default_str();
+  text->add_option("--spm-model", options.spm_model, "spm: use this .model instead of training one")
+      ->check(CLI::ExistingFile);
 
   CLI11_PARSE(app, argc, argv);
   options.command = command_line(argc, argv);

@@ -1,0 +1,131 @@
+#include "data_pipeline/prepare/sentencepiece_tokenizer.h"
+
+#include <sentencepiece_trainer.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "data_pipeline/special_ids.h"
+
+namespace data {
+
+namespace {
+
+// The training sentences, handed to the trainer without a temporary file.
+class TextIterator : public sentencepiece::SentenceIterator {
+ public:
+  explicit TextIterator(const std::vector<std::string_view>& text) : text_(text) { load(); }
+  bool done() const override { return index_ >= text_.size(); }
+  void Next() override {
+    ++index_;
+    load();
+  }
+  const std::string& value() const override { return current_; }
+  sentencepiece::util::Status status() const override { return {}; }
+
+ private:
+  void load() {
+    if (!done()) current_.assign(text_[index_]);
+  }
+  const std::vector<std::string_view>& text_;
+  size_t index_ = 0;
+  std::string current_;
+};
+
+void check(const sentencepiece::util::Status& status, const std::string& what) {
+  if (!status.ok()) throw std::runtime_error(what + ": " + status.ToString());
+}
+
+}  // namespace
+
+std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::train(
+    const std::vector<std::string_view>& text, const SentencePieceOptions& options) {
+  if (options.model_type != "bpe" && options.model_type != "unigram")
+    throw std::invalid_argument("--spm-model-type must be bpe or unigram, not " + options.model_type);
+  if (options.vocab_size <= kNumSpecialIds)
+    throw std::invalid_argument("--spm-vocab-size must exceed the 4 special tokens");
+  if (options.character_coverage <= 0 || options.character_coverage > 1)
+    throw std::invalid_argument("--spm-character-coverage must be in (0, 1]");
+  const SpecialIds special;
+  const std::unordered_map<std::string, std::string> args = {
+      {"model_type", options.model_type},
+      {"vocab_size", std::to_string(options.vocab_size)},
+      {"hard_vocab_limit", "false"},
+      {"character_coverage", std::to_string(options.character_coverage)},
+      {"input_sentence_size", std::to_string(options.input_sentence_size)},
+      {"shuffle_input_sentence", "true"},
+      {"num_threads", std::to_string(options.num_threads)},
+      {"pad_id", std::to_string(special.pad)},
+      {"bos_id", std::to_string(special.bos)},
+      {"eos_id", std::to_string(special.eos)},
+      {"unk_id", std::to_string(special.unk)},
+      {"pad_piece", std::string(kSpecialTokens[special.pad])},
+      {"bos_piece", std::string(kSpecialTokens[special.bos])},
+      {"eos_piece", std::string(kSpecialTokens[special.eos])},
+      {"unk_piece", std::string(kSpecialTokens[special.unk])},
+      {"minloglevel", "1"}};
+  TextIterator sentences(text);
+  std::string serialized;
+  check(sentencepiece::SentencePieceTrainer::Train(args, &sentences, &serialized),
+        "SentencePiece training");
+  return std::unique_ptr<SentencePieceTokenizer>(
+      new SentencePieceTokenizer(std::move(serialized), "the trained model"));
+}
+
+std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::load(
+    const std::filesystem::path& model_file) {
+  std::ifstream in(model_file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read SentencePiece model " + model_file.string());
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return std::unique_ptr<SentencePieceTokenizer>(
+      new SentencePieceTokenizer(bytes.str(), model_file.string()));
+}
+
+SentencePieceTokenizer::SentencePieceTokenizer(std::string serialized_model,
+                                               const std::string& origin)
+    : serialized_(std::move(serialized_model)) {
+  check(processor_.LoadFromSerializedProto(serialized_), "loading SentencePiece model " + origin);
+  const SpecialIds special;
+  for (int32_t id : {special.pad, special.bos, special.eos, special.unk}) {
+    if (id >= processor_.GetPieceSize() || processor_.IdToPiece(id) != kSpecialTokens[id])
+      throw std::runtime_error("SentencePiece model " + origin + ": id " + std::to_string(id) +
+                               " must be " + std::string(kSpecialTokens[id]) +
+                               " (train with --pad_id=0 --bos_id=1 --eos_id=2 --unk_id=3 "
+                               "--pad_piece=<pad>)");
+  }
+}
+
+std::vector<int32_t> SentencePieceTokenizer::encode(std::string_view text) const {
+  std::vector<int> ids;
+  check(processor_.Encode(text, &ids), "SentencePiece encoding");
+  return {ids.begin(), ids.end()};
+}
+
+std::string SentencePieceTokenizer::decode(const std::vector<int32_t>& ids) const {
+  const SpecialIds special;
+  std::vector<int> kept;
+  for (const int32_t id : ids) {
+    if (id == special.eos) break;
+    if (id != special.pad && id != special.bos) kept.push_back(id);
+  }
+  std::string text;
+  check(processor_.Decode(kept, &text), "SentencePiece decoding");
+  return text;
+}
+
+void SentencePieceTokenizer::save(const std::filesystem::path& model_file) const {
+  {
+    std::ofstream out(model_file, std::ios::binary);
+    out << serialized_;
+    if (!out.flush()) throw std::runtime_error("cannot write " + model_file.string());
+  }
+  std::ofstream vocab(std::filesystem::path(model_file).replace_extension(".vocab"));
+  for (int id = 0; id < processor_.GetPieceSize(); ++id)
+    vocab << processor_.IdToPiece(id) << '\t' << processor_.GetScore(id) << '\n';
+  if (!vocab.flush()) throw std::runtime_error("cannot write the .vocab beside " + model_file.string());
+}
+
+}  // namespace data
