@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "data_pipeline/prepare/cleaning.h"
 #include "data_pipeline/prepare/parallel_text.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
@@ -53,11 +55,19 @@ void check_options(const PrepareOptions& options) {
   }
 }
 
-// Sentence pairs of one split and the files they came from.
+// Sentence pairs of one split, their ids and the files they came from.
 struct Corpus {
   ParallelText text;
+  std::vector<int64_t> ids;  // [n] input line (text) or position (synthetic)
   std::vector<SourceFile> sources;
+  nlohmann::json cleaning;   // the training split's CleaningReport
 };
+
+std::vector<int64_t> positions(size_t n) {
+  std::vector<int64_t> ids(n);
+  std::iota(ids.begin(), ids.end(), 0);
+  return ids;
+}
 
 std::map<std::string, Corpus> load_corpora(const PrepareOptions& options) {
   std::map<std::string, Corpus> corpora;
@@ -66,9 +76,20 @@ std::map<std::string, Corpus> load_corpora(const PrepareOptions& options) {
     if (options.task == "text") {
       const auto files = options.text.find(split);
       if (files == options.text.end()) continue;
-      Corpus corpus{read_parallel(files->second.src, files->second.tgt), {}};
+      Corpus corpus;
+      corpus.text = read_parallel(files->second.src, files->second.tgt);
       for (const auto& file : {files->second.src, files->second.tgt}) {
         corpus.sources.push_back({fs::absolute(file).lexically_normal().string(), sha256_file(file)});
+      }
+      if (split == "train") {
+        const CleaningReport report = clean_corpus(corpus.text, options.cleaning, corpus.ids);
+        spdlog::info("train: cleaning kept {} pairs; dropped {} empty, {} too short, {} too long, "
+                     "{} over the length ratio", report.kept, report.empty, report.too_short,
+                     report.too_long, report.ratio);
+        if (report.kept == 0) throw std::runtime_error("cleaning dropped every training pair");
+        corpus.cleaning = report.to_json();
+      } else {
+        corpus.ids = positions(corpus.text.src.size());
       }
       corpora[split] = std::move(corpus);
     } else {
@@ -76,6 +97,7 @@ std::map<std::string, Corpus> load_corpora(const PrepareOptions& options) {
       if (size == options.sizes.end() || size->second == 0) continue;
       corpora[split].text = make_synthetic(parse_synthetic_task(options.task), options.synthetic,
                                            size->second, mix_seed(options.seed, index));
+      corpora[split].ids = positions(static_cast<size_t>(size->second));
     }
   }
   return corpora;
@@ -130,7 +152,7 @@ SplitEntry write_split(const fs::path& dir, const std::string& split, const Corp
   for (size_t i = 0; i < text.src.size(); ++i) {
     shard.src.append(tokenizers.src->encode(text.src[i]));
     shard.tgt.append(tokenizers.tgt->encode(text.tgt[i]));
-    shard.ids.push_back(static_cast<int64_t>(i));
+    shard.ids.push_back(corpus.ids[i]);
     if (shard.size() == options.shard_size) flush();
   }
   if (shard.size() > 0) flush();
@@ -184,6 +206,12 @@ Manifest build(const PrepareOptions& options, const fs::path& dir) {
   manifest.src_vocab_size = tokenizers.src->vocab_size();
   manifest.tgt_vocab_size = tokenizers.tgt->vocab_size();
   manifest.prepare = describe(options);
+  if (options.task == "text") {
+    manifest.prepare["options"]["cleaning"] = {{"min_words", options.cleaning.min_words},
+                                               {"max_words", options.cleaning.max_words},
+                                               {"max_ratio", options.cleaning.max_ratio}};
+    manifest.prepare["cleaning"] = corpora.at("train").cleaning;
+  }
 
   const ShardAttrs attrs{manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special};
   for (const auto& split : kSplits) {

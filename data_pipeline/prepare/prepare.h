@@ -9,9 +9,10 @@
 // and renamed to <out> at the end (an old <out> is moved aside first and
 // deleted last, with force). A failure removes the temporary directory.
 //
-// Shard k of a split holds examples [k × shard_size, (k + 1) × shard_size)
-// with ids = their positions, so a later MPI version can let each rank write
-// a disjoint set of shards without coordination.
+// Shard k of a split holds examples [k × shard_size, (k + 1) × shard_size).
+// Example ids are input line numbers (0-based) for text — the training split
+// is cleaned first (cleaning.h), so its ids have gaps — and positions for
+// synthetic tasks.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -21,6 +22,7 @@
 
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/shard_writer.h"
+#include "data_pipeline/prepare/cleaning.h"
 #include "data_pipeline/prepare/sentencepiece_tokenizer.h"
 #include "data_pipeline/prepare/synthetic.h"
 #include "data_pipeline/tokenizer.h"
@@ -50,6 +52,7 @@ struct PrepareOptions {
   std::string tokenizer = "word";  // a kind from tokenizer_kinds()
   bool joint_vocab = false;        // one vocabulary for both sides
   TokenizerOptions vocab;          // word / char
+  CleaningOptions cleaning;        // the training split
   SentencePieceOptions spm;        // spm: training
   std::filesystem::path spm_model;  // spm: use this .model (both sides) instead of training
 

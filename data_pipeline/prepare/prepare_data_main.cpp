@@ -85,6 +85,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   text->add_option("--max-vocab", options.vocab.max_size, "vocabulary size limit incl. specials, 0 = none")
       ->capture_default_str();
+  text->add_option("--clean-min-words", options.cleaning.min_words,
+                   "drop training pairs with a side shorter than this (words)")
+      ->capture_default_str();
+  text->add_option("--clean-max-words", options.cleaning.max_words,
+                   "drop training pairs with a side longer than this (words; 0 = no limit)")
+      ->capture_default_str();
+  text->add_option("--clean-ratio", options.cleaning.max_ratio,
+                   "drop training pairs whose word counts differ by more than this factor (0 = off)")
+      ->capture_default_str();
   text->add_option("--spm-model-type", options.spm.model_type, "spm: bpe or unigram")
       ->check(CLI::IsMember({"bpe", "unigram"}))
       ->capture_default_str();

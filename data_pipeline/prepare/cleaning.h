@@ -1,0 +1,37 @@
+// Training-corpus cleaning, as Moses' clean-corpus-n.perl does it. A pair is
+// dropped when
+//   empty      either side is empty (after whitespace normalisation)
+//   too_short  either side has fewer than min_words words
+//   too_long   either side has more than max_words words
+//   ratio      one side has more than max_ratio times the words of the other
+// (words: whitespace-separated). Kept pairs get their whitespace normalised
+// (runs of spaces and tabs -> one space, none at either end), which is the
+// text SentencePiece round-trips exactly. Order is kept; each kept pair
+// remembers its input line (0-based), its id in the dataset.
+// Valid and test splits are never cleaned: every test sentence is scored.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data_pipeline/prepare/parallel_text.h"
+
+namespace data {
+
+struct CleaningOptions {
+  int64_t min_words = 1;
+  int64_t max_words = 250;  // 0 = no limit
+  double max_ratio = 9.0;   // 0 = no limit
+};
+
+struct CleaningReport {
+  int64_t kept = 0, empty = 0, too_short = 0, too_long = 0, ratio = 0;
+  nlohmann::json to_json() const;
+};
+
+// Cleans `text` in place; `lines` receives the input line of each kept pair.
+CleaningReport clean_corpus(ParallelText& text, const CleaningOptions& options,
+                            std::vector<int64_t>& lines);
+
+}  // namespace data
