@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "data_pipeline/shard_reader.h"
+#include "data_pipeline/sha256.h"
 
 namespace data {
 
@@ -20,7 +20,7 @@ const SplitEntry& find_split(const Manifest& manifest, const std::filesystem::pa
 }
 
 // The shard must say what the manifest says about it.
-void check_against_manifest(const ShardReader& reader, const ShardData& data,
+void check_against_manifest(const ShardReader& reader, const ShardIndex& index,
                             const ShardEntry& entry, const Manifest& manifest) {
   const auto& attrs = reader.attrs();
   std::string problem;
@@ -29,9 +29,8 @@ void check_against_manifest(const ShardReader& reader, const ShardData& data,
     problem = "vocabulary sizes differ from the manifest's";
   } else if (attrs.special != manifest.special) {
     problem = "special ids differ from the manifest's";
-  } else if (data.size() != entry.num_examples ||
-             static_cast<int64_t>(data.src.tokens.size()) != entry.src_tokens ||
-             static_cast<int64_t>(data.tgt.tokens.size()) != entry.tgt_tokens) {
+  } else if (index.size() != entry.num_examples || reader.num_tokens(true) != entry.src_tokens ||
+             reader.num_tokens(false) != entry.tgt_tokens) {
     problem = "example or token counts differ from the manifest's";
   }
   if (!problem.empty()) throw std::runtime_error("shard " + reader.file().string() + ": " + problem);
@@ -39,20 +38,38 @@ void check_against_manifest(const ShardReader& reader, const ShardData& data,
 
 }  // namespace
 
-Dataset::Dataset(const std::filesystem::path& dir, const std::string& split)
-    : manifest_(read_manifest(dir)), split_(split) {
+Dataset::Dataset(const std::filesystem::path& dir, const std::string& split,
+                 const DatasetOptions& options)
+    : dir_(dir), manifest_(read_manifest(dir)), split_(split), options_(options) {
+  if (options_.max_open_shards == 0) options_.max_open_shards = 1;
   shard_begin_.push_back(0);
   for (const auto& entry : find_split(manifest_, dir, split).shards) {
-    const ShardReader reader(dir / entry.file);
-    auto data = reader.read();
-    check_against_manifest(reader, data, entry, manifest_);
-    for (int64_t i = 0; i < data.size(); ++i) {
-      lengths_.src.push_back(data.src.length(i));
-      lengths_.tgt.push_back(data.tgt.length(i));
+    const auto path = dir / entry.file;
+    if (options_.verify_checksums && std::filesystem::is_regular_file(path) &&
+        sha256_file(path) != entry.sha256)
+      throw std::runtime_error("shard " + path.string() + ": sha256 differs from the manifest's");
+    const ShardReader reader(path);
+    ShardIndex index = reader.read_index();
+    check_against_manifest(reader, index, entry, manifest_);
+    for (int64_t i = 0; i < index.size(); ++i) {
+      lengths_.src.push_back(index.src_offsets[i + 1] - index.src_offsets[i]);
+      lengths_.tgt.push_back(index.tgt_offsets[i + 1] - index.tgt_offsets[i]);
     }
-    shard_begin_.push_back(shard_begin_.back() + data.size());
-    shards_.push_back(std::move(data));
+    shard_begin_.push_back(shard_begin_.back() + index.size());
+    files_.push_back(path.string());
+    indexes_.push_back(std::move(index));
   }
+}
+
+const ShardReader& Dataset::open(size_t shard) const {
+  for (auto it = open_.begin(); it != open_.end(); ++it) {
+    if (it->first != shard) continue;
+    open_.splice(open_.begin(), open_, it);  // most recently used first
+    return *open_.front().second;
+  }
+  if (open_.size() >= options_.max_open_shards) open_.pop_back();
+  open_.emplace_front(shard, std::make_unique<ShardReader>(files_[shard]));
+  return *open_.front().second;
 }
 
 Example Dataset::get(int64_t index) const {
@@ -61,11 +78,10 @@ Example Dataset::get(int64_t index) const {
                             "' of " + std::to_string(size()) + " examples");
   }
   // The shard whose range [begin, next begin) holds `index`.
-  const auto shard = std::upper_bound(shard_begin_.begin(), shard_begin_.end(), index) -
-                     shard_begin_.begin() - 1;
-  const ShardData& data = shards_[shard];
-  const int64_t i = index - shard_begin_[shard];
-  return {data.ids[i], data.src.at(i), data.tgt.at(i)};
+  const auto shard = static_cast<size_t>(
+      std::upper_bound(shard_begin_.begin(), shard_begin_.end(), index) - shard_begin_.begin() - 1);
+  std::lock_guard<std::mutex> lock(mutex_);
+  return open(shard).read_example(indexes_[shard], index - shard_begin_[shard]);
 }
 
 }  // namespace data

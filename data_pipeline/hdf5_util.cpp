@@ -117,25 +117,53 @@ void write_vector(hid_t group, const char* name, const std::vector<T>& values, c
 }
 
 template <typename T>
-std::vector<T> read_vector(hid_t group, const char* name) {
-  const std::string what = std::string("dataset ") + name;
-  if (H5Lexists(group, name, H5P_DEFAULT) <= 0) throw std::runtime_error("missing " + what);
-  Handle dataset(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose, "open " + what);
-  Handle type(H5Dget_type(dataset.get()), H5Tclose, "get the type of " + what);
-  Handle space(H5Dget_space(dataset.get()), H5Sclose, "get the shape of " + what);
-  if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_ndims(space.get()) != 1) {
-    throw std::runtime_error(what + " is not a 1-D integer array");
-  }
+Vector<T>::Vector(hid_t group, const char* name)
+    : what_(std::string("dataset ") + name),
+      dataset_((H5Lexists(group, name, H5P_DEFAULT) > 0 ? H5Dopen2(group, name, H5P_DEFAULT) : -1),
+               H5Dclose, "open " + what_ + " (missing?)") {
+  Handle type(H5Dget_type(dataset_.get()), H5Tclose, "get the type of " + what_);
+  Handle space(H5Dget_space(dataset_.get()), H5Sclose, "get the shape of " + what_);
+  if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_ndims(space.get()) != 1)
+    throw std::runtime_error(what_ + " is not a 1-D integer array");
+  if (H5Tget_size(type.get()) != sizeof(T))
+    throw std::runtime_error(what_ + " holds " + std::to_string(8 * H5Tget_size(type.get())) +
+                             "-bit integers, expected " + std::to_string(8 * sizeof(T)) + "-bit");
   hsize_t size = 0;
   H5Sget_simple_extent_dims(space.get(), &size, nullptr);
-  std::vector<T> values(size);
-  if (size > 0) {
-    check(H5Dread(dataset.get(), IntTypes<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
-          "read " + what);
-  }
+  size_ = static_cast<int64_t>(size);
+}
+
+template <typename T>
+std::vector<T> Vector<T>::read() const {
+  std::vector<T> values(size_);
+  read(0, size_, values.data());
   return values;
 }
 
+template <typename T>
+void Vector<T>::read(int64_t begin, int64_t count, T* out) const {
+  if (begin < 0 || count < 0 || begin + count > size_)
+    throw std::runtime_error("elements [" + std::to_string(begin) + ", " +
+                             std::to_string(begin + count) + ") are outside " + what_ + " of " +
+                             std::to_string(size_));
+  if (count == 0) return;
+  Handle file_space(H5Dget_space(dataset_.get()), H5Sclose, "get the shape of " + what_);
+  const hsize_t start = begin, length = count;
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr),
+        "select a range of " + what_);
+  Handle memory_space(H5Screate_simple(1, &length, nullptr), H5Sclose, "create a dataspace");
+  check(H5Dread(dataset_.get(), IntTypes<T>::memory(), memory_space.get(), file_space.get(),
+                H5P_DEFAULT, out),
+        "read " + what_);
+}
+
+template <typename T>
+std::vector<T> read_vector(hid_t group, const char* name) {
+  return Vector<T>(group, name).read();
+}
+
+template class Vector<int32_t>;
+template class Vector<int64_t>;
 template void write_vector<int32_t>(hid_t, const char*, const std::vector<int32_t>&, const Layout&);
 template void write_vector<int64_t>(hid_t, const char*, const std::vector<int64_t>&, const Layout&);
 template std::vector<int32_t> read_vector<int32_t>(hid_t, const char*);

@@ -67,4 +67,21 @@ void write_vector(hid_t group, const char* name, const std::vector<T>& values, c
 template <typename T>
 std::vector<T> read_vector(hid_t group, const char* name);
 
+// An open 1-D dataset of integers of T's width, for reads of element ranges
+// (hyperslabs). Throws, naming the dataset, when it is missing, not 1-D, not
+// integers, or integers of another width.
+template <typename T>
+class Vector {
+ public:
+  Vector(hid_t group, const char* name);
+  int64_t size() const { return size_; }
+  std::vector<T> read() const;                           // every element
+  void read(int64_t begin, int64_t count, T* out) const;  // elements [begin, begin + count)
+
+ private:
+  std::string what_;
+  Handle dataset_;
+  int64_t size_ = 0;
+};
+
 }  // namespace data::h5

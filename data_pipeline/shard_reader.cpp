@@ -26,19 +26,17 @@ h5::Handle open_file(const std::filesystem::path& file) {
   });
 }
 
-RaggedTokens read_side(hid_t file, const std::string& side, int64_t num_examples,
-                       int64_t vocab_size) {
-  RaggedTokens sequences{h5::read_vector<int32_t>(file, (side + "/tokens").c_str()),
-                         h5::read_vector<int64_t>(file, (side + "/offsets").c_str())};
-  const auto& offsets = sequences.offsets;
-  const auto total = static_cast<int64_t>(sequences.tokens.size());
+// Offsets of one side: n + 1 entries, monotone, from 0 to its token count.
+std::vector<int64_t> read_offsets(hid_t file, const std::string& side, int64_t num_examples,
+                                  int64_t num_tokens) {
+  auto offsets = h5::read_vector<int64_t>(file, (side + "/offsets").c_str());
   if (static_cast<int64_t>(offsets.size()) != num_examples + 1) {
     throw std::runtime_error(side + "/offsets has " + std::to_string(offsets.size()) +
                              " entries, expected num_examples + 1 = " +
                              std::to_string(num_examples + 1));
   }
-  if (offsets.front() != 0 || offsets.back() != total) {
-    throw std::runtime_error(side + "/offsets must run from 0 to the " + std::to_string(total) +
+  if (offsets.front() != 0 || offsets.back() != num_tokens) {
+    throw std::runtime_error(side + "/offsets must run from 0 to the " + std::to_string(num_tokens) +
                              " tokens of " + side + "/tokens");
   }
   for (int64_t i = 0; i < num_examples; ++i) {
@@ -46,13 +44,17 @@ RaggedTokens read_side(hid_t file, const std::string& side, int64_t num_examples
       throw std::runtime_error(side + "/offsets decreases at example " + std::to_string(i));
     }
   }
-  for (const int32_t token : sequences.tokens) {
+  return offsets;
+}
+
+void check_vocabulary(const std::vector<int32_t>& tokens, const std::string& side,
+                      int64_t vocab_size, const std::string& where) {
+  for (const int32_t token : tokens) {
     if (token < 0 || token >= vocab_size) {
-      throw std::runtime_error(side + "/tokens holds id " + std::to_string(token) +
+      throw std::runtime_error(side + "/tokens holds id " + std::to_string(token) + where +
                                " outside the vocabulary of " + std::to_string(vocab_size));
     }
   }
-  return sequences;
 }
 
 }  // namespace
@@ -78,19 +80,47 @@ ShardReader::ShardReader(const std::filesystem::path& file)
     attrs_.special.bos = static_cast<int32_t>(h5::read_int_attr(root, "bos_id"));
     attrs_.special.eos = static_cast<int32_t>(h5::read_int_attr(root, "eos_id"));
     attrs_.special.unk = static_cast<int32_t>(h5::read_int_attr(root, "unk_id"));
+    src_tokens_.emplace(root, "src/tokens");
+    tgt_tokens_.emplace(root, "tgt/tokens");
+  });
+}
+
+ShardIndex ShardReader::read_index() const {
+  return naming(file_, [&] {
+    const hid_t root = handle_.get();
+    ShardIndex index{read_offsets(root, "src", num_examples_, src_tokens_->size()),
+                     read_offsets(root, "tgt", num_examples_, tgt_tokens_->size()),
+                     h5::read_vector<int64_t>(root, "ids")};
+    if (index.size() != num_examples_) {
+      throw std::runtime_error("ids has " + std::to_string(index.size()) +
+                               " entries, expected num_examples = " + std::to_string(num_examples_));
+    }
+    return index;
+  });
+}
+
+Example ShardReader::read_example(const ShardIndex& index, int64_t i) const {
+  return naming(file_, [&] {
+    const auto read_side = [&](const h5::Vector<int32_t>& tokens, const std::vector<int64_t>& offsets,
+                               const char* side, int64_t vocab_size) {
+      std::vector<int32_t> sequence(offsets[i + 1] - offsets[i]);
+      tokens.read(offsets[i], static_cast<int64_t>(sequence.size()), sequence.data());
+      check_vocabulary(sequence, side, vocab_size, " in example " + std::to_string(i));
+      return sequence;
+    };
+    return Example{index.ids[i], read_side(*src_tokens_, index.src_offsets, "src", attrs_.src_vocab_size),
+                   read_side(*tgt_tokens_, index.tgt_offsets, "tgt", attrs_.tgt_vocab_size)};
   });
 }
 
 ShardData ShardReader::read() const {
+  ShardIndex index = read_index();
   return naming(file_, [&] {
-    const hid_t root = handle_.get();
-    ShardData data{read_side(root, "src", num_examples_, attrs_.src_vocab_size),
-                   read_side(root, "tgt", num_examples_, attrs_.tgt_vocab_size),
-                   h5::read_vector<int64_t>(root, "ids")};
-    if (data.size() != num_examples_) {
-      throw std::runtime_error("ids has " + std::to_string(data.size()) +
-                               " entries, expected num_examples = " + std::to_string(num_examples_));
-    }
+    ShardData data{{src_tokens_->read(), std::move(index.src_offsets)},
+                   {tgt_tokens_->read(), std::move(index.tgt_offsets)},
+                   std::move(index.ids)};
+    check_vocabulary(data.src.tokens, "src", attrs_.src_vocab_size, "");
+    check_vocabulary(data.tgt.tokens, "tgt", attrs_.tgt_vocab_size, "");
     return data;
   });
 }

@@ -1,17 +1,30 @@
-// Reads one HDF5 shard (format in shard_format.h).
+// Reads one HDF5 shard (format in shard_format.h), lazily:
 //
-// The constructor opens the file and checks its format attributes; read()
-// loads and validates every array. Errors name the file. A later version
-// adds hyperslab reads of example ranges for lazy loading; the open file
-// handle is kept for that.
+//   ShardReader reader(file);               // opens it, checks the format attributes
+//   ShardIndex index = reader.read_index(); // offsets and ids (validated), for the reader's memory
+//   Example e = reader.read_example(index, i);  // example i's tokens: two hyperslab reads
+//   ShardData all = reader.read();          // everything (tools, tests)
+//
+// Every error names the file; errors about one example also name its index.
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <vector>
 
+#include "data_pipeline/example.h"
 #include "data_pipeline/hdf5_util.h"
 #include "data_pipeline/shard_format.h"
 
 namespace data {
+
+// What a reader keeps in memory per shard: 24 bytes per example.
+struct ShardIndex {
+  std::vector<int64_t> src_offsets;  // [n + 1]
+  std::vector<int64_t> tgt_offsets;  // [n + 1]
+  std::vector<int64_t> ids;          // [n]
+  int64_t size() const { return static_cast<int64_t>(ids.size()); }
+};
 
 class ShardReader {
  public:
@@ -20,8 +33,14 @@ class ShardReader {
   const std::filesystem::path& file() const { return file_; }
   int64_t num_examples() const { return num_examples_; }
   const ShardAttrs& attrs() const { return attrs_; }
+  int64_t num_tokens(bool src) const { return (src ? src_tokens_ : tgt_tokens_)->size(); }
 
-  // All arrays. Throws if offsets, ids or token ids are inconsistent.
+  // Offsets and ids. Throws if their sizes disagree with num_examples, or
+  // offsets do not run monotonically from 0 to the token count.
+  ShardIndex read_index() const;
+  // Example i (0-based in this shard). Throws if a token id is outside the vocabulary.
+  Example read_example(const ShardIndex& index, int64_t i) const;
+  // All arrays, every token checked.
   ShardData read() const;
 
  private:
@@ -29,6 +48,7 @@ class ShardReader {
   h5::Handle handle_;
   int64_t num_examples_ = 0;
   ShardAttrs attrs_;
+  std::optional<h5::Vector<int32_t>> src_tokens_, tgt_tokens_;
 };
 
 }  // namespace data
