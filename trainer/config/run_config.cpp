@@ -14,6 +14,9 @@ void RunConfig::bind(Schema& s) {
   s.add("data.dir", &data.dir, "prepared dataset directory (prepare_data --out)");
   s.add("data.batch_tokens", &data.batch_tokens, "tokens per global batch, padding included");
   s.add("data.max_len", &data.max_len, "skip examples longer than this (tokens)");
+  s.add("data.prefetch", &data.prefetch, "micro-batches a background thread loads ahead");
+  s.add("data.verify_checksums", &data.verify_checksums,
+        "check every shard's sha256 against the manifest at start");
 
   s.add("model.d_model", &model.d_model, "model width d_model");
   s.add("model.heads", &model.heads, "attention heads h");
@@ -72,6 +75,7 @@ void RunConfig::validate() const {
   require(!data.dir.empty(), "data.dir must not be empty");
   require(data.batch_tokens > 0, "data.batch_tokens must be > 0");
   require(data.max_len > 0, "data.max_len must be > 0");
+  require(data.prefetch >= 1, "data.prefetch must be >= 1");
   require(model.d_model > 0 && model.heads > 0 && model.d_model % model.heads == 0,
           "model.d_model must be a positive multiple of model.heads");
   require(model.d_ff > 0, "model.d_ff must be > 0");

@@ -20,6 +20,8 @@ struct DataSection {
   std::string dir = "data/default";  // prepared dataset (manifest.json + shards)
   int64_t batch_tokens = 4096;       // tokens per GLOBAL batch, padding included
   int64_t max_len = 256;             // longer examples are skipped
+  int64_t prefetch = 4;              // micro-batches loaded ahead by a background thread
+  bool verify_checksums = false;     // sha256 of every shard against the manifest at start
 };
 
 struct OptimSection {

@@ -26,7 +26,9 @@
 #include <limits>
 
 #include "data_pipeline/batcher.h"
+#include "data_pipeline/batch_plan.h"
 #include "data_pipeline/loader/collate.h"
+#include "data_pipeline/loader/prefetcher.h"
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
@@ -66,13 +68,6 @@ double seconds_since(Clock::time_point start) {
 void seed_dropout(uint64_t seed, int64_t step, int64_t part) {
   torch::manual_seed(data::mix_seed(data::mix_seed(seed, static_cast<uint64_t>(step)),
                                     static_cast<uint64_t>(part)));
-}
-
-data::Batch load_batch(const data::Dataset& dataset, const data::GlobalBatch& indices) {
-  std::vector<data::Example> examples;
-  examples.reserve(indices.size());
-  for (int64_t i : indices) examples.push_back(dataset.get(i));
-  return data::collate(examples, dataset.manifest().special);
 }
 
 void set_learning_rate(torch::optim::Adam& optimizer, double lr) {
@@ -142,7 +137,7 @@ class Trainer {
         device_(runtime::select_device(process)),
         comm_(dist::make_communicator(cfg.dist.backend, device_)),
         run_dir_(cfg.run_dir()), watchdog_(cfg.train.watchdog_s, process.rank),
-        train_set_(cfg.data.dir, "train"),
+        train_set_(cfg.data.dir, "train", dataset_options(cfg)),
         batcher_(train_set_.lengths(), batcher_options(cfg)),
         model_(nullptr),
         loss_(train_set_.manifest().tgt_vocab_size, train_set_.manifest().special.pad,
@@ -156,7 +151,7 @@ class Trainer {
       spdlog::warn("{} training examples are longer than data.max_len = {} and are skipped",
                    batcher_.num_skipped(), cfg.data.max_len);
     if (cfg.train.valid_every > 0) {
-      valid_set_ = std::make_unique<data::Dataset>(cfg.data.dir, "valid");
+      valid_set_ = std::make_unique<data::Dataset>(cfg.data.dir, "valid", dataset_options(cfg));
       validator_ = std::make_unique<Validator>(*valid_set_, cfg.data.batch_tokens);
     }
     torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
@@ -173,6 +168,11 @@ class Trainer {
   int run(const std::string& resume);
 
  private:
+  static data::DatasetOptions dataset_options(const config::RunConfig& cfg) {
+    data::DatasetOptions o;
+    o.verify_checksums = cfg.data.verify_checksums;
+    return o;
+  }
   static data::BatcherOptions batcher_options(const config::RunConfig& cfg) {
     data::BatcherOptions o;
     o.batch_tokens = cfg.data.batch_tokens;
@@ -183,7 +183,9 @@ class Trainer {
 
   void start_or_resume(const std::string& resume);
   // One optimizer step on global batch `batch`; returns the step's allreduced sums.
-  torch::Tensor train_step(const data::GlobalBatch& batch, double& grad_norm, bool& updated);
+  // One optimizer step on the plan's next global batch; returns the step's
+  // allreduced sums, or an undefined tensor when the plan is done.
+  torch::Tensor train_step(data::Prefetcher& prefetch, double& grad_norm, bool& updated);
   void log(double lr);
   bool validate();  // false: early stop (patience exhausted)
   void save();
@@ -219,7 +221,6 @@ class Trainer {
   int64_t checks_without_improvement_ = 0;
   Window window_;
 
-  std::vector<data::GlobalBatch> batches_;  // of epoch_
   int64_t last_saved_step_ = -1;
   Clock::time_point last_save_time_ = Clock::now();
   Clock::time_point start_ = Clock::now();
@@ -266,28 +267,27 @@ void Trainer::start_or_resume(const std::string& resume) {
     metrics_ = std::make_unique<MetricsLog>((run_dir_ / "metrics.jsonl").string(), step_);
     valid_metrics_ = std::make_unique<MetricsLog>((run_dir_ / "valid.jsonl").string(), step_);
   }
-  batches_ = batcher_.epoch(epoch_);
 }
 
-torch::Tensor Trainer::train_step(const data::GlobalBatch& global_batch, double& grad_norm,
-                                  bool& updated) {
-  const int64_t parts = world_ * cfg_.train.accum_steps;
-  const std::vector<data::GlobalBatch> micro = batcher_.split(global_batch, parts);
-
+torch::Tensor Trainer::train_step(data::Prefetcher& prefetch, double& grad_norm, bool& updated) {
   // Forward and backward over this rank's micro-batches; gradients add up.
   grad_sync_->zero_grad();
   auto sums = torch::zeros({kNumStepSums}, torch::dtype(torch::kDouble).device(device_));
   for (int64_t a = 0; a < cfg_.train.accum_steps; ++a) {
     watchdog_.beat(step_, "data");
     auto phase = Clock::now();
-    const int64_t part = data::micro_batch_index(rank_, a, world_);
-    const data::Batch batch = load_batch(train_set_, micro[part]).to(device_);
+    std::optional<data::LoadedMicroBatch> next = prefetch.take();
+    if (!next) return {};  // every rank's plan ends at the same step
+    step_ = next->plan.step;
+    epoch_ = next->plan.epoch;
+    cursor_ = next->plan.cursor + 1;
+    const data::Batch batch = next->batch.to(device_);
     window_.times.data += seconds_since(phase);
-    grad_sync_->prepare(/*last=*/a + 1 == cfg_.train.accum_steps);
+    grad_sync_->prepare(next->plan.last_of_step);
     if (batch.num_tgt_tokens == 0) continue;  // an empty part adds nothing
     watchdog_.beat(step_, "forward/backward");
     phase = Clock::now();
-    seed_dropout(static_cast<uint64_t>(cfg_.run.seed), step_, part);
+    seed_dropout(static_cast<uint64_t>(cfg_.run.seed), step_, next->plan.part);
     const LossSums s = batch_loss(model_, loss_, batch);
     s.smoothed.backward();
     sums[kSmoothed] += s.smoothed.detach().to(torch::kDouble);
@@ -415,17 +415,19 @@ int Trainer::run(const std::string& resume) {
   model_->train();
   start_ = Clock::now();
   window_.start = start_;
-  while (step_ < cfg_.train.max_steps) {
-    if (cursor_ == static_cast<int64_t>(batches_.size())) {
-      if (cfg_.train.max_epochs > 0 && epoch_ + 1 >= cfg_.train.max_epochs) break;
-      batches_ = batcher_.epoch(++epoch_);
-      cursor_ = 0;
-    }
-    const data::GlobalBatch& batch = batches_[cursor_++];
-    ++step_;
+  data::PlanOptions plan;
+  plan.world_size = world_;
+  plan.rank = rank_;
+  plan.accum_steps = cfg_.train.accum_steps;
+  plan.max_steps = cfg_.train.max_steps;
+  plan.max_epochs = cfg_.train.max_epochs;
+  data::Prefetcher prefetch(train_set_, data::BatchPlan(batcher_, plan, step_, epoch_, cursor_),
+                            static_cast<size_t>(cfg_.data.prefetch));
+  for (;;) {
     double grad_norm = 0;
     bool updated = false;
-    const torch::Tensor sums = train_step(batch, grad_norm, updated);
+    const torch::Tensor sums = train_step(prefetch, grad_norm, updated);
+    if (!sums.defined()) break;  // max_steps or max_epochs reached
     if (updated) {
       window_.smoothed += sums[kSmoothed].item<double>();
       window_.nll += sums[kNll].item<double>();

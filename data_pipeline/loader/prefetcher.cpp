@@ -1,0 +1,84 @@
+#include "data_pipeline/loader/prefetcher.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace data {
+
+namespace {
+
+std::string describe(const PlannedMicroBatch& planned, const Dataset& dataset) {
+  std::string ids;
+  for (size_t k = 0; k < planned.indices.size() && k < 8; ++k)
+    ids += (k ? ", " : "") + std::to_string(planned.indices[k]);
+  if (planned.indices.size() > 8) ids += ", ...";
+  return "loading micro-batch " + std::to_string(planned.accum) + " of step " +
+         std::to_string(planned.step) + " (split '" + dataset.split() + "', examples " + ids + ")";
+}
+
+}  // namespace
+
+Prefetcher::Prefetcher(const Dataset& dataset, BatchPlan plan, size_t depth)
+    : dataset_(dataset), plan_(std::move(plan)), depth_(depth < 1 ? 1 : depth),
+      thread_([this] { work(); }) {}
+
+Prefetcher::~Prefetcher() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  space_cv_.notify_all();
+  thread_.join();
+}
+
+void Prefetcher::work() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      space_cv_.wait(lock, [this] { return stop_ || ready_.size() < depth_; });
+      if (stop_) return;
+    }
+    std::optional<PlannedMicroBatch> planned;
+    LoadedMicroBatch loaded;
+    try {
+      planned = plan_.next();
+      if (planned) {
+        std::vector<Example> examples;
+        examples.reserve(planned->indices.size());
+        for (int64_t i : planned->indices) examples.push_back(dataset_.get(i));
+        loaded = {*planned, collate(examples, dataset_.manifest().special)};
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      error_ = std::make_exception_ptr(std::runtime_error(
+          (planned ? describe(*planned, dataset_) : std::string("planning the next batch")) +
+          ": " + e.what()));
+      done_ = true;
+      ready_cv_.notify_all();
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!planned) {
+      done_ = true;
+      ready_cv_.notify_all();
+      return;
+    }
+    ready_.push_back(std::move(loaded));
+    ready_cv_.notify_all();
+  }
+}
+
+std::optional<LoadedMicroBatch> Prefetcher::take() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  ready_cv_.wait(lock, [this] { return !ready_.empty() || done_; });
+  if (ready_.empty()) {
+    if (error_) std::rethrow_exception(error_);
+    return std::nullopt;
+  }
+  LoadedMicroBatch next = std::move(ready_.front());
+  ready_.pop_front();
+  space_cv_.notify_all();
+  return next;
+}
+
+}  // namespace data

@@ -1,0 +1,58 @@
+// Prefetch: a background thread loads and collates the micro-batches of a
+// BatchPlan, at most `depth` ahead of the training loop (bounded memory),
+// while the loop computes.
+//
+//   Prefetcher prefetch(dataset, plan, 4);
+//   while (auto next = prefetch.take()) { next->plan.step; next->batch.src; ... }
+//
+// An error while loading (a damaged shard, a bad token id) is rethrown by the
+// take() that would have returned that micro-batch, naming its step and the
+// example ids besides the original message (which names the shard file).
+#pragma once
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "data_pipeline/batch_plan.h"
+#include "data_pipeline/dataset.h"
+#include "data_pipeline/loader/collate.h"
+
+namespace data {
+
+struct LoadedMicroBatch {
+  PlannedMicroBatch plan;
+  Batch batch;  // CPU tensors
+};
+
+class Prefetcher {
+ public:
+  Prefetcher(const Dataset& dataset, BatchPlan plan, size_t depth);
+  ~Prefetcher();  // stops and joins the thread
+
+  // The next micro-batch of the plan; nullopt when the plan is done.
+  std::optional<LoadedMicroBatch> take();
+
+  Prefetcher(const Prefetcher&) = delete;
+  Prefetcher& operator=(const Prefetcher&) = delete;
+
+ private:
+  void work();
+
+  const Dataset& dataset_;
+  BatchPlan plan_;
+  const size_t depth_;
+
+  std::mutex mutex_;
+  std::condition_variable ready_cv_, space_cv_;
+  std::deque<LoadedMicroBatch> ready_;
+  std::exception_ptr error_;
+  bool done_ = false;  // the plan is exhausted (or failed)
+  bool stop_ = false;
+  std::thread thread_;  // last: starts after everything above exists
+};
+
+}  // namespace data

@@ -1,0 +1,95 @@
+// The plan of micro-batches: whatever the world size and accumulation, the
+// ranks together train the same global batches step by step; every rank has
+// the same number of micro-batches; resuming at (step, epoch, cursor) gives
+// the same micro-batches as iterating there; the plan ends at max_steps or
+// max_epochs.
+#include <algorithm>
+#include <map>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "data_pipeline/batch_plan.h"
+
+namespace {
+
+data::ExampleLengths lengths(int n) {
+  std::mt19937_64 engine(7);
+  data::ExampleLengths l;
+  for (int i = 0; i < n; ++i) {
+    l.src.push_back(1 + static_cast<int64_t>(engine() % 30));
+    l.tgt.push_back(1 + static_cast<int64_t>(engine() % 30));
+  }
+  return l;
+}
+
+data::Batcher batcher(const data::ExampleLengths& l) {
+  data::BatcherOptions options;
+  options.batch_tokens = 300;
+  options.max_len = 40;
+  options.seed = 5;
+  return data::Batcher(l, options);
+}
+
+std::vector<data::PlannedMicroBatch> all(data::BatchPlan plan) {
+  std::vector<data::PlannedMicroBatch> items;
+  while (auto next = plan.next()) items.push_back(*next);
+  return items;
+}
+
+// step -> the sorted union of the examples all ranks train at that step.
+std::map<int64_t, std::vector<int64_t>> steps_of(const data::Batcher& b, int64_t world,
+                                                 int64_t accum, int64_t max_steps) {
+  std::map<int64_t, std::vector<int64_t>> steps;
+  size_t count = 0;
+  for (int64_t rank = 0; rank < world; ++rank) {
+    const auto items = all(data::BatchPlan(b, {world, rank, accum, max_steps, 0}));
+    if (rank == 0) count = items.size();
+    EXPECT_EQ(items.size(), count) << "rank " << rank << " has another number of micro-batches";
+    for (const auto& item : items)
+      steps[item.step].insert(steps[item.step].end(), item.indices.begin(), item.indices.end());
+  }
+  for (auto& [step, examples] : steps) std::sort(examples.begin(), examples.end());
+  return steps;
+}
+
+TEST(BatchPlan, SameGlobalBatchesForAnyWorldSizeAndAccumulation) {
+  const auto l = lengths(257);  // ~7 global batches an epoch: 40 steps cross epochs
+  const auto b = batcher(l);
+  const auto reference = steps_of(b, 1, 1, 40);
+  ASSERT_EQ(reference.size(), 40u);
+  for (int64_t world : {1, 2, 3})
+    for (int64_t accum : {1, 2})
+      EXPECT_EQ(steps_of(b, world, accum, 40), reference) << world << " x " << accum;
+}
+
+TEST(BatchPlan, ResumingAtACursorEqualsIteratingToIt) {
+  const auto l = lengths(257);
+  const auto b = batcher(l);
+  const data::PlanOptions options{2, 1, 2, 30, 0};
+  const auto full = all(data::BatchPlan(b, options));
+  for (size_t k : {0u, 6u, 14u, 23u}) {  // after step k / 1 micro-batch per accumulation step
+    const auto& last = full[2 * k - (k ? 1 : 0)];  // the last micro-batch of step k
+    const auto resumed = k == 0 ? all(data::BatchPlan(b, options))
+                                : all(data::BatchPlan(b, options, last.step, last.epoch, last.cursor + 1));
+    ASSERT_EQ(resumed.size(), full.size() - 2 * k) << k;
+    for (size_t i = 0; i < resumed.size(); ++i) {
+      EXPECT_EQ(resumed[i].step, full[2 * k + i].step);
+      EXPECT_EQ(resumed[i].part, full[2 * k + i].part);
+      EXPECT_EQ(resumed[i].indices, full[2 * k + i].indices);
+    }
+  }
+}
+
+TEST(BatchPlan, EndsAtMaxStepsOrMaxEpochs) {
+  const auto l = lengths(257);
+  const auto b = batcher(l);
+  const int64_t per_epoch = static_cast<int64_t>(b.epoch(0).size());
+  EXPECT_EQ(all(data::BatchPlan(b, {1, 0, 1, 5, 0})).back().step, 5);
+  const auto two_epochs = all(data::BatchPlan(b, {1, 0, 1, 0, 2}));
+  EXPECT_EQ(static_cast<int64_t>(two_epochs.size()), 2 * per_epoch);
+  EXPECT_EQ(two_epochs.back().epoch, 1);
+}
+
+}  // namespace
