@@ -42,10 +42,12 @@ void Process::abort(const std::string& why, int code) const {
   std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]]
 }
 
-Process::~Process() {
+void Process::finalize() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
 }
+
+Process::~Process() { finalize(); }
 
 }  // namespace launch

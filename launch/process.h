@@ -25,6 +25,8 @@ class Process {
 
   // Ends every rank of the job (MPI_Abort) after logging why: never a silent hang.
   [[noreturn]] void abort(const std::string& why, int code = 1) const;
+  // MPI_Finalize now (otherwise at exit); collective.
+  void finalize();
 
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;

@@ -14,6 +14,7 @@
 #include "trainer/config/run_config.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/training.h"
+#include "trainer/train/watchdog.h"
 
 int main(int argc, char** argv) {
   launch::Process& process = launch::Process::init(argc, argv);
@@ -37,10 +38,14 @@ int main(int argc, char** argv) {
   }
 
   const config::RunConfig& cfg = options.config();
+  // From here to MPI_Finalize, a rank that stops making progress (a peer
+  // stopped or hung in a collective, start-up and shutdown included) ends the job.
+  train::Watchdog watchdog(cfg.train.watchdog_s, process.info().rank);
   runtime::setup_runtime(process.info(), static_cast<int>(cfg.train.threads));
   spdlog::info("resolved config:\n{}", options.to_toml());
+  int code = train::kExitFailed;
   try {
-    return train::run_training(cfg, options.to_toml(), resume, process.info());
+    code = train::run_training(cfg, options.to_toml(), resume, process.info(), watchdog);
   } catch (const std::exception& e) {
     if (process.info().world_size == 1) {
       spdlog::error("{}", e.what());
@@ -48,4 +53,7 @@ int main(int argc, char** argv) {
     }
     process.abort(e.what(), train::kExitFailed);
   }
+  watchdog.beat("MPI_Finalize");
+  process.finalize();
+  return code;
 }

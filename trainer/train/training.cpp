@@ -132,11 +132,11 @@ enum StepSum { kSmoothed, kNll, kTokens, kPreempt, kSaveTime, kNumStepSums };
 class Trainer {
  public:
   Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
-          const launch::ProcessInfo& process)
+          const launch::ProcessInfo& process, Watchdog& watchdog)
       : cfg_(cfg), resolved_toml_(resolved_toml), rank_(process.rank), world_(process.world_size),
         device_(runtime::select_device(process)),
         comm_(dist::make_communicator(cfg.dist.backend, device_)),
-        run_dir_(cfg.run_dir()), watchdog_(cfg.train.watchdog_s, process.rank),
+        run_dir_(cfg.run_dir()), watchdog_(watchdog),
         train_set_(cfg.data.dir, "train", dataset_options(cfg)),
         batcher_(train_set_.lengths(), batcher_options(cfg)),
         model_(nullptr),
@@ -196,7 +196,7 @@ class Trainer {
   const torch::Device device_;
   const std::unique_ptr<dist::Communicator> comm_;
   const fs::path run_dir_;
-  Watchdog watchdog_;
+  Watchdog& watchdog_;
   PreemptionSignals signals_;
 
   const data::Dataset train_set_;
@@ -467,8 +467,10 @@ int Trainer::run(const std::string& resume) {
 }  // namespace
 
 int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
-                 const std::string& resume, const launch::ProcessInfo& process) {
-  Trainer trainer(cfg, resolved_toml, process);
+                 const std::string& resume, const launch::ProcessInfo& process,
+                 Watchdog& watchdog) {
+  watchdog.beat(0, "start-up");
+  Trainer trainer(cfg, resolved_toml, process, watchdog);
   return trainer.run(resume);
 }
 

@@ -28,6 +28,12 @@ void Watchdog::beat(int64_t step, const char* phase) {
   since_ = std::chrono::steady_clock::now();
 }
 
+void Watchdog::beat(const char* phase) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  phase_ = phase;
+  since_ = std::chrono::steady_clock::now();
+}
+
 void Watchdog::watch() {
   const auto poll = std::chrono::duration<double>(std::min(1.0, timeout_ / 4));
   std::unique_lock<std::mutex> lock(mutex_);

@@ -19,6 +19,7 @@ class Watchdog {
   ~Watchdog();
   // `phase` must be a string literal (kept by pointer).
   void beat(int64_t step, const char* phase);
+  void beat(const char* phase);  // the same step
 
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
