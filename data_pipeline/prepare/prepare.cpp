@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -13,6 +15,7 @@
 
 #include "data_pipeline/prepare/cleaning.h"
 #include "data_pipeline/prepare/parallel_text.h"
+#include "data_pipeline/prepare/ranks.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/vocab_tokenizer.h"
@@ -107,7 +110,12 @@ std::map<std::string, Corpus> load_corpora(const PrepareOptions& options) {
 struct Tokenizers {
   std::shared_ptr<Tokenizer> src;
   std::shared_ptr<Tokenizer> tgt;
+  bool joint() const { return src == tgt; }
 };
+
+bool joint_tokenizer(const PrepareOptions& options) {
+  return is_synthetic(options.task) || options.joint_vocab || !options.spm_model.empty();
+}
 
 Tokenizers make_tokenizers(const PrepareOptions& options, const ParallelText& train) {
   if (is_synthetic(options.task)) {
@@ -133,30 +141,102 @@ Tokenizers make_tokenizers(const PrepareOptions& options, const ParallelText& tr
   return {train_on({&train.src}), train_on({&train.tgt})};
 }
 
-// Encodes a split and writes it as shards of at most shard_size examples.
-SplitEntry write_split(const fs::path& dir, const std::string& split, const Corpus& corpus,
-                       const Tokenizers& tokenizers, const ShardAttrs& attrs,
-                       const PrepareOptions& options) {
-  SplitEntry entry;
-  entry.sources = corpus.sources;
+// What rank 0 trained and saved in the dataset directory, as an encoder.
+std::shared_ptr<Tokenizer> load_encoder(const std::string& kind, const fs::path& file) {
+  if (kind == "spm") return SentencePieceTokenizer::load(file);
+  return load_tokenizer(kind, file);
+}
+
+// Shard files are first named per rank ("train.r0001-00000.h5"), then given
+// their place in the dataset ("train-00003.h5") by rank 0 (publish_shards).
+std::string rank_shard_name(const std::string& split, int rank, int64_t index) {
+  char name[64];
+  std::snprintf(name, sizeof(name), "%s.r%04d-%05lld.h5", split.c_str(), rank,
+                static_cast<long long>(index));
+  return name;
+}
+
+// Logs progress on rank 0 at most every few seconds: lines, lines/s, ETA.
+class Progress {
+ public:
+  Progress(const Ranks& ranks, std::string split, int64_t total)
+      : enabled_(ranks.is_main()), split_(std::move(split)), total_(total) {}
+  void update(int64_t done) {
+    if (!enabled_) return;
+    const double elapsed = seconds(std::chrono::steady_clock::now() - start_);
+    if (elapsed - last_ < 5.0) return;
+    last_ = elapsed;
+    const double rate = done / elapsed;
+    spdlog::info("{}: {} / {} lines of rank 0's share, {:.0f} lines/s, ETA {:.0f} s", split_, done,
+                 total_, rate, (total_ - done) / std::max(rate, 1e-9));
+  }
+
+ private:
+  static double seconds(std::chrono::steady_clock::duration d) {
+    return std::chrono::duration<double>(d).count();
+  }
+  bool enabled_;
+  std::string split_;
+  int64_t total_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double last_ = 0;
+};
+
+// Encodes this rank's range of a split into shards of at most shard_size
+// examples (and shard_bytes, when set).
+std::vector<ShardEntry> write_range(const fs::path& dir, const std::string& split,
+                                    const Corpus& corpus, const Tokenizers& tokenizers,
+                                    const ShardAttrs& attrs, const PrepareOptions& options,
+                                    const Ranks& ranks) {
+  std::vector<ShardEntry> shards;
   ShardData shard;
   const auto flush = [&] {
-    const auto name = shard_file_name(split, static_cast<int64_t>(entry.shards.size()));
+    const auto name = rank_shard_name(split, ranks.rank(), static_cast<int64_t>(shards.size()));
     write_shard(dir / name, shard, attrs, options.shard);
-    entry.shards.push_back({name, shard.size(), static_cast<int64_t>(shard.src.tokens.size()),
-                            static_cast<int64_t>(shard.tgt.tokens.size()), sha256_file(dir / name)});
-    spdlog::info("{}: wrote {} ({} examples)", split, name, shard.size());
+    shards.push_back({name, shard.size(), static_cast<int64_t>(shard.src.tokens.size()),
+                      static_cast<int64_t>(shard.tgt.tokens.size()), sha256_file(dir / name)});
     shard = ShardData{};
   };
-  const auto& text = corpus.text;
-  for (size_t i = 0; i < text.src.size(); ++i) {
-    shard.src.append(tokenizers.src->encode(text.src[i]));
-    shard.tgt.append(tokenizers.tgt->encode(text.tgt[i]));
+  const auto bytes = [&] {  // on disk, roughly: int32 tokens, int64 offsets and ids
+    return 4 * static_cast<int64_t>(shard.src.tokens.size() + shard.tgt.tokens.size()) +
+           24 * shard.size();
+  };
+  const auto [begin, end] = ranks.range(static_cast<int64_t>(corpus.text.src.size()));
+  Progress progress(ranks, split, end - begin);
+  for (int64_t i = begin; i < end; ++i) {
+    shard.src.append(tokenizers.src->encode(corpus.text.src[i]));
+    shard.tgt.append(tokenizers.tgt->encode(corpus.text.tgt[i]));
     shard.ids.push_back(corpus.ids[i]);
-    if (shard.size() == options.shard_size) flush();
+    if (shard.size() == options.shard_size || (options.shard_bytes > 0 && bytes() >= options.shard_bytes))
+      flush();
+    progress.update(i + 1 - begin);
   }
   if (shard.size() > 0) flush();
-  return entry;
+  return shards;
+}
+
+json to_json(const ShardEntry& e) {
+  return {{"file", e.file}, {"num_examples", e.num_examples}, {"src_tokens", e.src_tokens},
+          {"tgt_tokens", e.tgt_tokens}, {"sha256", e.sha256}};
+}
+
+// Rank 0: every rank's shards of a split, renamed in rank order to their
+// place in the dataset: the examples' order is the input's for any rank count.
+std::vector<ShardEntry> publish_shards(const fs::path& dir, const std::string& split,
+                                       const std::vector<std::string>& gathered) {
+  std::vector<ShardEntry> shards;
+  for (const auto& text : gathered) {
+    for (const auto& e : json::parse(text)) {
+      ShardEntry entry{e.at("file"), e.at("num_examples"), e.at("src_tokens"), e.at("tgt_tokens"),
+                       e.at("sha256")};
+      const std::string name = shard_file_name(split, static_cast<int64_t>(shards.size()));
+      fs::rename(dir / entry.file, dir / name);
+      entry.file = name;
+      spdlog::info("{}: {} ({} examples)", split, name, entry.num_examples);
+      shards.push_back(std::move(entry));
+    }
+  }
+  return shards;
 }
 
 // What the manifest records about how the dataset was made.
@@ -192,17 +272,31 @@ json describe(const PrepareOptions& options) {
   return {{"command", options.command}, {"options", described}};
 }
 
-Manifest build(const PrepareOptions& options, const fs::path& dir) {
-  const auto corpora = load_corpora(options);
-  const auto tokenizers = make_tokenizers(options, corpora.at("train").text);
-  const bool joint = tokenizers.src == tokenizers.tgt;
+// Every rank reads (and cleans) the same corpora; rank 0 trains the
+// tokenizers, the others load what it saved; each rank encodes its range of
+// every split; rank 0 names the shards in order and writes the manifest.
+Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& ranks) {
+  std::map<std::string, Corpus> corpora;
+  together(ranks, [&] { corpora = load_corpora(options); });
 
   Manifest manifest;
-  manifest.tokenizer_kind = tokenizers.src->kind();
+  manifest.tokenizer_kind = is_synthetic(options.task) ? "word" : options.tokenizer;
+  const bool joint = joint_tokenizer(options);
   manifest.src_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "src");
   manifest.tgt_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "tgt");
-  tokenizers.src->save(dir / manifest.src_tokenizer_file);
-  if (!joint) tokenizers.tgt->save(dir / manifest.tgt_tokenizer_file);
+  Tokenizers tokenizers;
+  together(ranks, [&] {
+    if (!ranks.is_main()) return;
+    tokenizers = make_tokenizers(options, corpora.at("train").text);
+    tokenizers.src->save(dir / manifest.src_tokenizer_file);
+    if (!tokenizers.joint()) tokenizers.tgt->save(dir / manifest.tgt_tokenizer_file);
+  });
+  together(ranks, [&] {
+    if (ranks.is_main()) return;
+    tokenizers.src = load_encoder(manifest.tokenizer_kind, dir / manifest.src_tokenizer_file);
+    tokenizers.tgt = joint ? tokenizers.src
+                           : load_encoder(manifest.tokenizer_kind, dir / manifest.tgt_tokenizer_file);
+  });
   manifest.src_vocab_size = tokenizers.src->vocab_size();
   manifest.tgt_vocab_size = tokenizers.tgt->vocab_size();
   manifest.prepare = describe(options);
@@ -212,14 +306,27 @@ Manifest build(const PrepareOptions& options, const fs::path& dir) {
                                                {"max_ratio", options.cleaning.max_ratio}};
     manifest.prepare["cleaning"] = corpora.at("train").cleaning;
   }
+  manifest.prepare["ranks"] = ranks.size();
 
   const ShardAttrs attrs{manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special};
   for (const auto& split : kSplits) {
     const auto corpus = corpora.find(split);
     if (corpus == corpora.end()) continue;
-    manifest.splits[split] = write_split(dir, split, corpus->second, tokenizers, attrs, options);
+    json written = json::array();
+    together(ranks, [&] {
+      for (const auto& shard : write_range(dir, split, corpus->second, tokenizers, attrs, options, ranks))
+        written.push_back(to_json(shard));
+    });
+    const auto gathered = ranks.gather(written.dump());
+    together(ranks, [&] {
+      if (!ranks.is_main()) return;
+      manifest.splits[split].sources = corpus->second.sources;
+      manifest.splits[split].shards = publish_shards(dir, split, gathered);
+    });
   }
-  write_manifest(dir, manifest);
+  together(ranks, [&] {
+    if (ranks.is_main()) write_manifest(dir, manifest);
+  });
   return manifest;
 }
 
@@ -255,21 +362,31 @@ void publish(const fs::path& temp, const fs::path& out, const std::string& suffi
 }  // namespace
 
 Manifest prepare_dataset(const PrepareOptions& options) {
+  const Ranks ranks;
   check_options(options);
   const fs::path out = without_trailing_separator(options.out);
-  check_output(out, options.force);
 
-  const std::string suffix = std::to_string(::getpid());
-  const fs::path temp = out.string() + ".tmp-" + suffix;
-  fs::remove_all(temp);
-  fs::create_directories(temp);
+  // Rank 0 checks the output and creates the temporary directory all ranks write into.
+  std::string temp_name;
+  together(ranks, [&] {
+    if (!ranks.is_main()) return;
+    check_output(out, options.force);
+    temp_name = out.string() + ".tmp-" + std::to_string(::getpid());
+    fs::remove_all(temp_name);
+    fs::create_directories(temp_name);
+  });
+  const fs::path temp = ranks.broadcast(temp_name);
   try {
-    Manifest manifest = build(options, temp);
-    publish(temp, out, suffix);
-    return manifest;
+    Manifest manifest = build(options, temp, ranks);
+    together(ranks, [&] {
+      if (ranks.is_main()) publish(temp, out, std::to_string(::getpid()));
+    });
+    return ranks.is_main() ? manifest : read_manifest(out);
   } catch (...) {
-    std::error_code ignored;
-    fs::remove_all(temp, ignored);
+    if (ranks.is_main()) {
+      std::error_code ignored;
+      fs::remove_all(temp, ignored);
+    }
     throw;
   }
 }

@@ -9,6 +9,12 @@
 // and renamed to <out> at the end (an old <out> is moved aside first and
 // deleted last, with force). A failure removes the temporary directory.
 //
+// Under `mpirun -np N` (ranks.h) every rank reads the input, rank 0 trains
+// the tokenizers, each rank encodes a contiguous range of every split into
+// its own shards, and rank 0 names them in order and writes the manifest:
+// the examples, their ids and their order are the same for any N (shard
+// boundaries may differ).
+//
 // Shard k of a split holds examples [k × shard_size, (k + 1) × shard_size).
 // Example ids are input line numbers (0-based) for text — the training split
 // is cleaned first (cleaning.h), so its ids have gaps — and positions for
@@ -57,6 +63,7 @@ struct PrepareOptions {
   std::filesystem::path spm_model;  // spm: use this .model (both sides) instead of training
 
   int64_t shard_size = 100000;  // max examples per shard
+  int64_t shard_bytes = 0;      // and about this many bytes (0 = no byte limit)
   ShardWriteOptions shard;
 
   std::string command;  // the command line, recorded in the manifest

@@ -15,6 +15,8 @@
 #include <spdlog/spdlog.h>
 
 #include "data_pipeline/prepare/prepare.h"
+#include "launch/logging.h"
+#include "launch/process.h"
 
 namespace {
 
@@ -47,6 +49,8 @@ void print_summary(const data::PrepareOptions& options, const data::Manifest& ma
 }  // namespace
 
 int main(int argc, char** argv) {
+  launch::Process& process = launch::Process::init(argc, argv);  // mpirun -np N: N ranks share the work
+  launch::setup_logging(process.info());
   data::PrepareOptions options;
   CLI::App app{"Build a dataset directory (manifest.json, vocabulary, HDF5 shards) from "
                "parallel text files or a synthetic task."};
@@ -56,6 +60,9 @@ int main(int argc, char** argv) {
   app.add_option("--out", options.out, "dataset directory to create")->required();
   app.add_flag("--force", options.force, "replace an existing non-empty output directory");
   app.add_option("--shard-size", options.shard_size, "examples per shard")->capture_default_str();
+  app.add_option("--shard-mb", options.shard_bytes, "also close a shard at about this size (MiB; 0 = off)")
+      ->transform([](std::string mb) { return std::to_string(std::stoll(mb) << 20); })
+      ->capture_default_str();
   app.add_option("--deflate", options.shard.deflate, "gzip level of token arrays, 0 = off")
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
@@ -108,7 +115,11 @@ int main(int argc, char** argv) {
   text->add_option("--spm-model", options.spm_model, "spm: use this .model instead of training one")
       ->check(CLI::ExistingFile);
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return process.is_main() ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
+  }
   options.command = command_line(argc, argv);
 
   try {
@@ -123,7 +134,8 @@ int main(int argc, char** argv) {
       }
       if (!pair.src.empty()) options.text[split] = pair;
     }
-    print_summary(options, data::prepare_dataset(options));
+    const data::Manifest manifest = data::prepare_dataset(options);
+    if (process.is_main()) print_summary(options, manifest);
   } catch (const std::exception& e) {
     spdlog::error("prepare_data: {}", e.what());
     return 1;

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `mpirun -np N prepare_data` writes the same dataset as one process: the
+# same examples with the same ids in the same order, the same vocabulary
+# files and cleaning counts, for N = 2 and 3, with a word vocabulary, with
+# SentencePiece and for a synthetic task. Read back with h5py.
+# Usage: prepare_parallel.sh <build dir> <source dir>
+set -euo pipefail
+build=$(realpath "$1"); src=$(realpath "$2")
+source "$src/tests/script_lib.bash"
+enter_scratch prepare-parallel
+
+# A text corpus with lines cleaning drops (empty, too long, bad ratio).
+/usr/bin/python3 - <<'PY'
+import random
+random.seed(1)
+words = "the a house river small big über Straße 春风 得意 night light".split()
+with open("train.src", "w") as s, open("train.tgt", "w") as t:
+    for i in range(3001):
+        n = random.randint(1, 12)
+        a = " ".join(random.choice(words) for _ in range(n))
+        b = " ".join(random.choice(words) for _ in range(random.randint(1, 12)))
+        if i % 97 == 0: a = ""
+        if i % 89 == 0: b = " ".join(["x"] * 300)
+        s.write(a + "\n"); t.write(b + "\n")
+PY
+head -100 train.src > valid.src; head -100 train.tgt > valid.tgt
+
+prepare() {  # <ranks> <out> [options...]
+  local ranks=$1 out=$2; shift 2
+  bash "$src/scripts/mpirun.sh" -np "$ranks" "$build/bin/prepare_data" --out "$out" \
+    --shard-size 400 "$@" > "$out.log" 2>&1 || fail "prepare_data -np $ranks $out" "$out.log"
+}
+for n in 1 2 3; do
+  prepare "$n" "word$n" --task text --vocab word --train-src train.src --train-tgt train.tgt \
+    --valid-src valid.src --valid-tgt valid.tgt
+  prepare "$n" "spm$n" --task text --vocab spm --joint-vocab --spm-vocab-size 200 \
+    --train-src train.src --train-tgt train.tgt
+  prepare "$n" "copy$n" --task copy --train-size 2000 --valid-size 50 --test-size 50
+done
+grep -q "cleaning kept" word1.log || fail "no cleaning report" word1.log
+
+/usr/bin/python3 - <<'PY'
+import filecmp, h5py, json
+
+def examples(d):
+    m = json.load(open(f"{d}/manifest.json"))
+    out = {}
+    for split, entry in m["splits"].items():
+        rows = []
+        for shard in entry["shards"]:
+            with h5py.File(f"{d}/{shard['file']}") as f:
+                so, to = f["src/offsets"][:], f["tgt/offsets"][:]
+                st, tt = f["src/tokens"][:], f["tgt/tokens"][:]
+                for i, id_ in enumerate(f["ids"][:]):
+                    rows.append((int(id_), st[so[i]:so[i+1]].tolist(), tt[to[i]:to[i+1]].tolist()))
+        out[split] = rows
+    return m, out
+
+for kind, files in (("word", ["vocab.src.txt", "vocab.tgt.txt"]), ("spm", ["spm.model", "spm.vocab"]),
+                    ("copy", ["vocab.txt"])):
+    m1, e1 = examples(f"{kind}1")
+    assert sum(len(r) for r in e1.values()) > 0
+    for n in (2, 3):
+        mn, en = examples(f"{kind}{n}")
+        assert en == e1, f"{kind}: -np {n} examples differ from -np 1"
+        assert mn["prepare"].get("cleaning") == m1["prepare"].get("cleaning"), kind
+        assert (mn["src_vocab_size"], mn["tgt_vocab_size"]) == (m1["src_vocab_size"], m1["tgt_vocab_size"])
+        for f in files:
+            assert filecmp.cmp(f"{kind}1/{f}", f"{kind}{n}/{f}", shallow=False), (kind, n, f)
+        assert mn["prepare"]["ranks"] == n
+    print(f"{kind}: -np 2 and -np 3 equal -np 1 ({sum(len(r) for r in e1.values())} examples,"
+          f" ids {e1['train'][:3] and [r[0] for r in e1['train'][:3]]}...)")
+c = json.load(open("word1/manifest.json"))["prepare"]["cleaning"]
+assert c["dropped"]["empty"] > 0 and c["dropped"]["too_long"] > 0, c
+PY
+echo "parallel prepare: OK"
