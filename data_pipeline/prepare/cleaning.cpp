@@ -36,36 +36,44 @@ nlohmann::json CleaningReport::to_json() const {
                                        {"too_long", too_long}, {"ratio", ratio}}}};
 }
 
-CleaningReport clean_corpus(ParallelText& text, const CleaningOptions& options,
-                            std::vector<int64_t>& lines) {
-  CleaningReport report;
-  lines.clear();
-  size_t out = 0;
-  for (size_t i = 0; i < text.src.size(); ++i) {
-    const int64_t src_words = normalise_whitespace(text.src[i]);
-    const int64_t tgt_words = normalise_whitespace(text.tgt[i]);
-    const int64_t shorter = std::min(src_words, tgt_words), longer = std::max(src_words, tgt_words);
-    if (shorter == 0) {
-      ++report.empty;
-    } else if (shorter < options.min_words) {
-      ++report.too_short;
-    } else if (options.max_words > 0 && longer > options.max_words) {
-      ++report.too_long;
-    } else if (options.max_ratio > 0 && longer > options.max_ratio * shorter) {
-      ++report.ratio;
-    } else {
-      if (out != i) {
-        text.src[out] = std::move(text.src[i]);
-        text.tgt[out] = std::move(text.tgt[i]);
-      }
-      lines.push_back(static_cast<int64_t>(i));
-      ++out;
-    }
+CleaningReport CleaningReport::from_json(const nlohmann::json& j) {
+  CleaningReport r;
+  r.kept = j.at("kept");
+  const auto& dropped = j.at("dropped");
+  r.empty = dropped.at("empty");
+  r.too_short = dropped.at("too_short");
+  r.too_long = dropped.at("too_long");
+  r.ratio = dropped.at("ratio");
+  return r;
+}
+
+CleaningReport& CleaningReport::operator+=(const CleaningReport& other) {
+  kept += other.kept;
+  empty += other.empty;
+  too_short += other.too_short;
+  too_long += other.too_long;
+  ratio += other.ratio;
+  return *this;
+}
+
+bool clean_pair(std::string& src, std::string& tgt, const CleaningOptions& options,
+                CleaningReport& report) {
+  const int64_t src_words = normalise_whitespace(src);
+  const int64_t tgt_words = normalise_whitespace(tgt);
+  const int64_t shorter = std::min(src_words, tgt_words), longer = std::max(src_words, tgt_words);
+  if (shorter == 0) {
+    ++report.empty;
+  } else if (shorter < options.min_words) {
+    ++report.too_short;
+  } else if (options.max_words > 0 && longer > options.max_words) {
+    ++report.too_long;
+  } else if (options.max_ratio > 0 && longer > options.max_ratio * shorter) {
+    ++report.ratio;
+  } else {
+    ++report.kept;
+    return true;
   }
-  text.src.resize(out);
-  text.tgt.resize(out);
-  report.kept = static_cast<int64_t>(out);
-  return report;
+  return false;
 }
 
 }  // namespace data

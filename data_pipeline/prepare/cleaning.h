@@ -6,16 +6,13 @@
 //   ratio      one side has more than max_ratio times the words of the other
 // (words: whitespace-separated). Kept pairs get their whitespace normalised
 // (runs of spaces and tabs -> one space, none at either end), which is the
-// text SentencePiece round-trips exactly. Order is kept; each kept pair
-// remembers its input line (0-based), its id in the dataset.
-// Valid and test splits are never cleaned: every test sentence is scored.
+// text SentencePiece round-trips exactly. Valid and test splits are never
+// cleaned: every test sentence is scored.
 #pragma once
 #include <cstdint>
-#include <vector>
+#include <string>
 
 #include <nlohmann/json.hpp>
-
-#include "data_pipeline/prepare/parallel_text.h"
 
 namespace data {
 
@@ -28,10 +25,13 @@ struct CleaningOptions {
 struct CleaningReport {
   int64_t kept = 0, empty = 0, too_short = 0, too_long = 0, ratio = 0;
   nlohmann::json to_json() const;
+  CleaningReport& operator+=(const CleaningReport& other);
+  static CleaningReport from_json(const nlohmann::json& j);
 };
 
-// Cleans `text` in place; `lines` receives the input line of each kept pair.
-CleaningReport clean_corpus(ParallelText& text, const CleaningOptions& options,
-                            std::vector<int64_t>& lines);
+// Normalises the pair's whitespace in place and decides: true = keep. The
+// decision is counted in `report`.
+bool clean_pair(std::string& src, std::string& tgt, const CleaningOptions& options,
+                CleaningReport& report);
 
 }  // namespace data

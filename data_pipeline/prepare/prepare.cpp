@@ -34,6 +34,7 @@ void check_options(const PrepareOptions& options) {
     throw std::invalid_argument("unknown task '" + options.task + "' (expected copy, reverse or text)");
   }
   if (options.shard_size < 1) throw std::invalid_argument("shard size must be at least 1");
+  if (options.tokenizer_sample < 1) throw std::invalid_argument("tokenizer sample must be at least 1");
   if (options.shard.deflate < 0 || options.shard.deflate > 9) {
     throw std::invalid_argument("deflate level must be in 0..9");
   }
@@ -58,52 +59,60 @@ void check_options(const PrepareOptions& options) {
   }
 }
 
-// Sentence pairs of one split, their ids and the files they came from.
-struct Corpus {
-  ParallelText text;
-  std::vector<int64_t> ids;  // [n] input line (text) or position (synthetic)
+// One split: its pairs (streamed) and the files they came from.
+struct Split {
+  std::unique_ptr<PairSource> pairs;
   std::vector<SourceFile> sources;
-  nlohmann::json cleaning;   // the training split's CleaningReport
 };
 
-std::vector<int64_t> positions(size_t n) {
-  std::vector<int64_t> ids(n);
-  std::iota(ids.begin(), ids.end(), 0);
-  return ids;
-}
-
-std::map<std::string, Corpus> load_corpora(const PrepareOptions& options) {
-  std::map<std::string, Corpus> corpora;
+std::map<std::string, Split> open_splits(const PrepareOptions& options) {
+  std::map<std::string, Split> splits;
   for (size_t index = 0; index < kSplits.size(); ++index) {
     const std::string& split = kSplits[index];
     if (options.task == "text") {
       const auto files = options.text.find(split);
       if (files == options.text.end()) continue;
-      Corpus corpus;
-      corpus.text = read_parallel(files->second.src, files->second.tgt);
+      Split opened;
+      opened.pairs = text_pairs(files->second.src, files->second.tgt,
+                                split == "train" ? &options.cleaning : nullptr);
       for (const auto& file : {files->second.src, files->second.tgt}) {
-        corpus.sources.push_back({fs::absolute(file).lexically_normal().string(), sha256_file(file)});
+        opened.sources.push_back({fs::absolute(file).lexically_normal().string(), sha256_file(file)});
       }
-      if (split == "train") {
-        const CleaningReport report = clean_corpus(corpus.text, options.cleaning, corpus.ids);
-        spdlog::info("train: cleaning kept {} pairs; dropped {} empty, {} too short, {} too long, "
-                     "{} over the length ratio", report.kept, report.empty, report.too_short,
-                     report.too_long, report.ratio);
-        if (report.kept == 0) throw std::runtime_error("cleaning dropped every training pair");
-        corpus.cleaning = report.to_json();
-      } else {
-        corpus.ids = positions(corpus.text.src.size());
-      }
-      corpora[split] = std::move(corpus);
+      splits[split] = std::move(opened);
     } else {
       const auto size = options.sizes.find(split);
       if (size == options.sizes.end() || size->second == 0) continue;
-      corpora[split].text = make_synthetic(parse_synthetic_task(options.task), options.synthetic,
-                                           size->second, mix_seed(options.seed, index));
-      corpora[split].ids = positions(static_cast<size_t>(size->second));
+      splits[split].pairs = memory_pairs(make_synthetic(parse_synthetic_task(options.task),
+                                                        options.synthetic, size->second,
+                                                        mix_seed(options.seed, index)));
     }
   }
-  return corpora;
+  return splits;
+}
+
+// Up to `limit` of the kept training pairs, a uniform sample (reservoir,
+// seeded) when there are more: what tokenizers are trained on, so that
+// memory stays bounded however large the corpus.
+ParallelText sample_pairs(const PairSource& train, int64_t limit, uint64_t seed) {
+  ParallelText sample;
+  Rng rng(mix_seed(seed, 0x5a3b1e));
+  int64_t seen = 0;
+  CleaningReport ignored;
+  train.read(0, train.size(), ignored, [&](SentencePair& pair) {
+    ++seen;
+    if (static_cast<int64_t>(sample.src.size()) < limit) {
+      sample.src.push_back(std::move(pair.src));
+      sample.tgt.push_back(std::move(pair.tgt));
+      return;
+    }
+    const auto slot = static_cast<int64_t>(rng.below(static_cast<uint64_t>(seen)));
+    if (slot < limit) {
+      sample.src[slot] = std::move(pair.src);
+      sample.tgt[slot] = std::move(pair.tgt);
+    }
+  });
+  if (sample.src.empty()) throw std::runtime_error("no training pair is left after cleaning");
+  return sample;
 }
 
 // The source and target tokenizers; one shared object when joint.
@@ -117,7 +126,7 @@ bool joint_tokenizer(const PrepareOptions& options) {
   return is_synthetic(options.task) || options.joint_vocab || !options.spm_model.empty();
 }
 
-Tokenizers make_tokenizers(const PrepareOptions& options, const ParallelText& train) {
+Tokenizers make_tokenizers(const PrepareOptions& options, const PairSource& train_pairs) {
   if (is_synthetic(options.task)) {
     auto symbols = std::make_shared<VocabTokenizer>(VocabTokenizer::Unit::kWord,
                                                     Vocab(synthetic_symbols(options.synthetic.symbols)));
@@ -127,6 +136,7 @@ Tokenizers make_tokenizers(const PrepareOptions& options, const ParallelText& tr
     std::shared_ptr<Tokenizer> given = SentencePieceTokenizer::load(options.spm_model);
     return {given, given};
   }
+  const ParallelText train = sample_pairs(train_pairs, options.tokenizer_sample, options.seed);
   const auto train_on = [&](std::vector<const std::vector<std::string>*> sides) {
     std::vector<std::string_view> text;
     for (const auto* lines : sides) text.insert(text.end(), lines->begin(), lines->end());
@@ -183,12 +193,13 @@ class Progress {
 };
 
 // Encodes this rank's range of a split into shards of at most shard_size
-// examples (and shard_bytes, when set).
-std::vector<ShardEntry> write_range(const fs::path& dir, const std::string& split,
-                                    const Corpus& corpus, const Tokenizers& tokenizers,
-                                    const ShardAttrs& attrs, const PrepareOptions& options,
-                                    const Ranks& ranks) {
+// examples (and shard_bytes, when set). Returns the shards and what cleaning dropped.
+std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
+    const fs::path& dir, const std::string& split, const PairSource& pairs,
+    const Tokenizers& tokenizers, const ShardAttrs& attrs, const PrepareOptions& options,
+    const Ranks& ranks) {
   std::vector<ShardEntry> shards;
+  CleaningReport report;
   ShardData shard;
   const auto flush = [&] {
     const auto name = rank_shard_name(split, ranks.rank(), static_cast<int64_t>(shards.size()));
@@ -201,18 +212,18 @@ std::vector<ShardEntry> write_range(const fs::path& dir, const std::string& spli
     return 4 * static_cast<int64_t>(shard.src.tokens.size() + shard.tgt.tokens.size()) +
            24 * shard.size();
   };
-  const auto [begin, end] = ranks.range(static_cast<int64_t>(corpus.text.src.size()));
+  const auto [begin, end] = ranks.range(pairs.size());
   Progress progress(ranks, split, end - begin);
-  for (int64_t i = begin; i < end; ++i) {
-    shard.src.append(tokenizers.src->encode(corpus.text.src[i]));
-    shard.tgt.append(tokenizers.tgt->encode(corpus.text.tgt[i]));
-    shard.ids.push_back(corpus.ids[i]);
+  pairs.read(begin, end, report, [&](SentencePair& pair) {
+    shard.src.append(tokenizers.src->encode(pair.src));
+    shard.tgt.append(tokenizers.tgt->encode(pair.tgt));
+    shard.ids.push_back(pair.id);
     if (shard.size() == options.shard_size || (options.shard_bytes > 0 && bytes() >= options.shard_bytes))
       flush();
-    progress.update(i + 1 - begin);
-  }
+    progress.update(pair.id + 1 - begin);
+  });
   if (shard.size() > 0) flush();
-  return shards;
+  return {shards, report};
 }
 
 json to_json(const ShardEntry& e) {
@@ -257,13 +268,16 @@ json describe(const PrepareOptions& options) {
     }
     described.update({{"files", files},
                       {"tokenizer", options.tokenizer},
-                      {"joint_vocab", options.joint_vocab}});
+                      {"tokenizer_sample", options.tokenizer_sample},
+                      {"joint_vocab", options.joint_vocab},
+                      {"cleaning", {{"min_words", options.cleaning.min_words},
+                                    {"max_words", options.cleaning.max_words},
+                                    {"max_ratio", options.cleaning.max_ratio}}}});
     if (options.tokenizer == "spm") {
       described.update({{"spm_model", options.spm_model.string()},
                         {"spm_model_type", options.spm.model_type},
                         {"spm_vocab_size", options.spm.vocab_size},
-                        {"spm_character_coverage", options.spm.character_coverage},
-                        {"spm_input_sentence_size", options.spm.input_sentence_size}});
+                        {"spm_character_coverage", options.spm.character_coverage}});
     } else {
       described.update({{"min_count", options.vocab.min_count},
                         {"max_vocab", options.vocab.max_size}});
@@ -272,12 +286,12 @@ json describe(const PrepareOptions& options) {
   return {{"command", options.command}, {"options", described}};
 }
 
-// Every rank reads (and cleans) the same corpora; rank 0 trains the
-// tokenizers, the others load what it saved; each rank encodes its range of
-// every split; rank 0 names the shards in order and writes the manifest.
+// Rank 0 trains the tokenizers (on a sample of the cleaned training pairs),
+// the others load what it saved; each rank encodes its range of every split;
+// rank 0 names the shards in order, sums the cleaning counts and writes the manifest.
 Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& ranks) {
-  std::map<std::string, Corpus> corpora;
-  together(ranks, [&] { corpora = load_corpora(options); });
+  std::map<std::string, Split> splits;
+  together(ranks, [&] { splits = open_splits(options); });
 
   Manifest manifest;
   manifest.tokenizer_kind = is_synthetic(options.task) ? "word" : options.tokenizer;
@@ -287,7 +301,7 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
   Tokenizers tokenizers;
   together(ranks, [&] {
     if (!ranks.is_main()) return;
-    tokenizers = make_tokenizers(options, corpora.at("train").text);
+    tokenizers = make_tokenizers(options, *splits.at("train").pairs);
     tokenizers.src->save(dir / manifest.src_tokenizer_file);
     if (!tokenizers.joint()) tokenizers.tgt->save(dir / manifest.tgt_tokenizer_file);
   });
@@ -300,28 +314,37 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
   manifest.src_vocab_size = tokenizers.src->vocab_size();
   manifest.tgt_vocab_size = tokenizers.tgt->vocab_size();
   manifest.prepare = describe(options);
-  if (options.task == "text") {
-    manifest.prepare["options"]["cleaning"] = {{"min_words", options.cleaning.min_words},
-                                               {"max_words", options.cleaning.max_words},
-                                               {"max_ratio", options.cleaning.max_ratio}};
-    manifest.prepare["cleaning"] = corpora.at("train").cleaning;
-  }
   manifest.prepare["ranks"] = ranks.size();
 
   const ShardAttrs attrs{manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special};
-  for (const auto& split : kSplits) {
-    const auto corpus = corpora.find(split);
-    if (corpus == corpora.end()) continue;
-    json written = json::array();
+  for (const auto& [split, opened] : splits) {
+    json written = {{"shards", json::array()}};
     together(ranks, [&] {
-      for (const auto& shard : write_range(dir, split, corpus->second, tokenizers, attrs, options, ranks))
-        written.push_back(to_json(shard));
+      auto [shards, report] = write_range(dir, split, *opened.pairs, tokenizers, attrs, options, ranks);
+      for (const auto& shard : shards) written["shards"].push_back(to_json(shard));
+      written["cleaning"] = report.to_json();
     });
     const auto gathered = ranks.gather(written.dump());
     together(ranks, [&] {
       if (!ranks.is_main()) return;
-      manifest.splits[split].sources = corpus->second.sources;
-      manifest.splits[split].shards = publish_shards(dir, split, gathered);
+      std::vector<std::string> shard_lists;
+      CleaningReport cleaning;
+      for (const auto& text : gathered) {
+        const json part = json::parse(text);
+        shard_lists.push_back(part.at("shards").dump());
+        cleaning += CleaningReport::from_json(part.at("cleaning"));
+      }
+      manifest.splits[split].sources = opened.sources;
+      manifest.splits[split].shards = publish_shards(dir, split, shard_lists);
+      if (split == "train" && options.task == "text") {
+        spdlog::info("train: cleaning kept {} pairs; dropped {} empty, {} too short, {} too long, "
+                     "{} over the length ratio", cleaning.kept, cleaning.empty, cleaning.too_short,
+                     cleaning.too_long, cleaning.ratio);
+        manifest.prepare["cleaning"] = cleaning.to_json();
+      }
+      if (manifest.splits[split].shards.empty())
+        throw std::runtime_error(split + ": no example is left" +
+                                 (split == "train" ? " after cleaning" : std::string()));
     });
   }
   together(ranks, [&] {

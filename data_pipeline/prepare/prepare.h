@@ -9,10 +9,14 @@
 // and renamed to <out> at the end (an old <out> is moved aside first and
 // deleted last, with force). A failure removes the temporary directory.
 //
-// Under `mpirun -np N` (ranks.h) every rank reads the input, rank 0 trains
-// the tokenizers, each rank encodes a contiguous range of every split into
-// its own shards, and rank 0 names them in order and writes the manifest:
-// the examples, their ids and their order are the same for any N (shard
+// Text is streamed (parallel_text.h): memory does not grow with the corpus.
+// Tokenizers are trained on a uniform sample of at most tokenizer_sample
+// cleaned training pairs.
+//
+// Under `mpirun -np N` (ranks.h) rank 0 trains the tokenizers, each rank
+// encodes a contiguous range of input lines of every split into its own
+// shards, and rank 0 names them in order and writes the manifest: the
+// examples, their ids and their order are the same for any N (shard
 // boundaries may differ).
 //
 // Shard k of a split holds examples [k × shard_size, (k + 1) × shard_size).
@@ -59,6 +63,7 @@ struct PrepareOptions {
   bool joint_vocab = false;        // one vocabulary for both sides
   TokenizerOptions vocab;          // word / char
   CleaningOptions cleaning;        // the training split
+  int64_t tokenizer_sample = 2000000;  // tokenizers train on at most this many pairs (a sample)
   SentencePieceOptions spm;        // spm: training
   std::filesystem::path spm_model;  // spm: use this .model (both sides) instead of training
 

@@ -109,8 +109,8 @@ int main(int argc, char** argv) {
   text->add_option("--spm-character-coverage", options.spm.character_coverage,
                    "spm: share of characters covered (1.0; 0.9995 for CJK)")
       ->capture_default_str();
-  text->add_option("--spm-input-sentences", options.spm.input_sentence_size,
-                   "spm: training sentences sampled (0 = all)")
+  text->add_option("--tokenizer-sample", options.tokenizer_sample,
+                   "train the tokenizer on at most this many training pairs (a uniform sample)")
       ->capture_default_str();
   text->add_option("--spm-model", options.spm_model, "spm: use this .model instead of training one")
       ->check(CLI::ExistingFile);

@@ -54,8 +54,7 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::train(
       {"vocab_size", std::to_string(options.vocab_size)},
       {"hard_vocab_limit", "false"},
       {"character_coverage", std::to_string(options.character_coverage)},
-      {"input_sentence_size", std::to_string(options.input_sentence_size)},
-      {"shuffle_input_sentence", "true"},
+      {"input_sentence_size", "0"},  // all given: prepare_data samples already
       {"num_threads", std::to_string(options.num_threads)},
       {"pad_id", std::to_string(special.pad)},
       {"bos_id", std::to_string(special.bos)},

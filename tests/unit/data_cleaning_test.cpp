@@ -1,10 +1,31 @@
 // Training-corpus cleaning (Moses clean-corpus-n semantics), hand-made cases:
-// one pair per reason, whitespace normalisation, ids = input lines.
+// one pair per reason, whitespace normalisation; and through a text source,
+// ids = input lines.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "data_pipeline/prepare/cleaning.h"
+#include "data_pipeline/prepare/parallel_text.h"
+#include "tests/unit/temp_dir_test.h"
 
 namespace {
+
+// Cleans the pairs in place (dropping what is not kept); returns the kept positions.
+std::vector<int64_t> clean(data::ParallelText& text, const data::CleaningOptions& options,
+                           data::CleaningReport& report) {
+  std::vector<int64_t> kept;
+  data::ParallelText out;
+  for (size_t i = 0; i < text.src.size(); ++i) {
+    if (!data::clean_pair(text.src[i], text.tgt[i], options, report)) continue;
+    kept.push_back(static_cast<int64_t>(i));
+    out.src.push_back(text.src[i]);
+    out.tgt.push_back(text.tgt[i]);
+  }
+  text = out;
+  return kept;
+}
 
 TEST(Cleaning, DropsEachReasonCountsItAndKeepsInputLines) {
   data::ParallelText text;
@@ -24,8 +45,8 @@ TEST(Cleaning, DropsEachReasonCountsItAndKeepsInputLines) {
   }
   data::CleaningOptions options;
   options.max_words = 10;
-  std::vector<int64_t> lines;
-  const auto report = data::clean_corpus(text, options, lines);
+  data::CleaningReport report;
+  const auto lines = clean(text, options, report);
   EXPECT_EQ(report.empty, 2);
   EXPECT_EQ(report.ratio, 1);
   EXPECT_EQ(report.too_long, 1);
@@ -43,10 +64,32 @@ TEST(Cleaning, MinimumWordsAndNoLimits) {
   options.min_words = 2;
   options.max_words = 0;
   options.max_ratio = 0;
-  std::vector<int64_t> lines;
-  const auto report = data::clean_corpus(text, options, lines);
+  data::CleaningReport report;
+  const auto lines = clean(text, options, report);
   EXPECT_EQ(report.too_short, 2);  // "a" and "x"
   EXPECT_EQ(lines, std::vector<int64_t>{1});
+}
+
+class CleaningText : public test_util::TempDirTest {};
+
+// A text source streams the pairs of a line range, cleaned, with input lines as ids.
+TEST_F(CleaningText, TextSourceCleansRangesAndKeepsLineIds) {
+  std::ofstream(dir_ / "s") << "a b\n\nc  d\ne\r\nf g h i j k l m n o p\n";
+  std::ofstream(dir_ / "t") << "x\ny\nz w\nv\nu\n";
+  data::CleaningOptions options;
+  const auto pairs = data::text_pairs(dir_ / "s", dir_ / "t", &options);
+  ASSERT_EQ(pairs->size(), 5);
+  std::vector<int64_t> ids;
+  std::vector<std::string> src;
+  data::CleaningReport report;
+  pairs->read(1, 5, report, [&](data::SentencePair& p) {
+    ids.push_back(p.id);
+    src.push_back(p.src);
+  });
+  EXPECT_EQ(ids, (std::vector<int64_t>{2, 3}));  // line 1 empty, line 4 ratio 15 > 9
+  EXPECT_EQ(src, (std::vector<std::string>{"c d", "e"}));
+  EXPECT_EQ(report.empty, 1);
+  EXPECT_EQ(report.ratio, 1);
 }
 
 }  // namespace

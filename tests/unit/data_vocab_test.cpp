@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 
-#include "data_pipeline/prepare/parallel_text.h"
 #include "data_pipeline/special_ids.h"
 #include "data_pipeline/tokenizer.h"
 #include "data_pipeline/utf8.h"
@@ -125,18 +124,6 @@ TEST(DataUtf8, SplitsCodePointsAndFindsMalformedBytes) {
   EXPECT_EQ(data::find_invalid_utf8("ab\xC0\xAF"), 2u);     // overlong '/'
   EXPECT_EQ(data::find_invalid_utf8("\xED\xA0\x80"), 0u);  // a UTF-16 surrogate
   EXPECT_EQ(data::find_invalid_utf8("x\x80"), 1u);          // stray continuation byte
-}
-
-TEST(DataUtf8, TextFileWithInvalidUtf8IsNamedWithItsLine) {
-  const auto file = temp_file("latin1");
-  std::ofstream(file, std::ios::binary) << "fine\nK\xF6ln\n";  // Latin-1, not UTF-8
-  try {
-    data::read_lines(file);
-    FAIL() << "expected an error";
-  } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find(file.string() + ":2"), std::string::npos) << e.what();
-  }
-  std::filesystem::remove(file);
 }
 
 }  // namespace
