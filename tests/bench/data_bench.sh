@@ -25,8 +25,8 @@ words = ["".join(random.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rand
          for _ in range(20000)]
 with open("train.src", "w") as s, open("train.tgt", "w") as t:
     for _ in range(n):
-        s.write(" ".join(random.choice(words) for _ in range(random.randint(5, 30))) + "\n")
-        t.write(" ".join(random.choice(words) for _ in range(random.randint(5, 30))) + "\n")
+        s.write(" ".join(random.choices(words, k=random.randint(5, 30))) + "\n")
+        t.write(" ".join(random.choices(words, k=random.randint(5, 30))) + "\n")
 PY
 head -100000 train.src > sample.txt; head -100000 train.tgt >> sample.txt
 spm_train --input=sample.txt --model_prefix=m --vocab_size=8000 --pad_id=0 --bos_id=1 --eos_id=2 \

@@ -30,6 +30,7 @@ for trial in $(seq "$trials"); do
       mapfile -t ranks < <(pgrep -f "^$build/bin/trainer .*--run.name $name( |$)" || true)
       if [ ${#ranks[@]} -gt 0 ]; then
         target=${ranks[RANDOM % ${#ranks[@]}]}
+        unset blow
         blow=${blows[RANDOM % ${#blows[@]}]}
         case $blow in
           TERM2) kill -TERM "$target" 2>/dev/null; sleep 0.01; kill -TERM "$target" 2>/dev/null ;;
@@ -42,6 +43,9 @@ for trial in $(seq "$trials"); do
     for _ in $(seq 600); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$job" 2>/dev/null; then
       hangs=$((hangs + 1))
+      echo "HANG in $name attempt $attempt after ${blow:-no blow} to pid ${target:-?}; processes:"
+      ps -o pid,stat,etime,args -p "$(pgrep -d, -f "run.name $name( |$)" || echo 1)" | cut -c1-90 || true
+      echo "log tail:"; tail -4 "$name.log" | cut -c1-200
       pkill -KILL -f "run.name $name( |$)" || true
     fi
     wait "$job" || code=$?

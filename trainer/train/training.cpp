@@ -182,7 +182,6 @@ class Trainer {
   }
 
   void start_or_resume(const std::string& resume);
-  // One optimizer step on global batch `batch`; returns the step's allreduced sums.
   // One optimizer step on the plan's next global batch; returns the step's
   // allreduced sums, or an undefined tensor when the plan is done.
   torch::Tensor train_step(data::Prefetcher& prefetch, double& grad_norm, bool& updated);
