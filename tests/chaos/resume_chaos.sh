@@ -14,6 +14,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath "${BUILD_DIR:-$src/build}")
 trials=${1:-20}
 source "$src/tests/script_lib.bash"
+export TRAINER_STARTUP_TIMEOUT_S=10  # a rank stopped during MPI start-up ends the job in 10 s
 enter_scratch resume-chaos
 prepare_tiny data
 opts=(--train.max_steps 600 --train.save_every 25 --model.dropout 0.1 --train.watchdog_s 3)

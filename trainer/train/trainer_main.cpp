@@ -8,6 +8,9 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
+#include <memory>
+
 #include "launch/logging.h"
 #include "launch/process.h"
 #include "trainer/runtime/runtime.h"
@@ -16,7 +19,20 @@
 #include "trainer/train/training.h"
 #include "trainer/train/watchdog.h"
 
+namespace {
+
+// MPI start-up is collective: a peer that never arrives (stopped, lost)
+// would block this rank before the configured watchdog exists. A fixed
+// start-up watchdog covers that window: TRAINER_STARTUP_TIMEOUT_S, default 300 s.
+double startup_timeout() {
+  const char* value = std::getenv("TRAINER_STARTUP_TIMEOUT_S");
+  return value != nullptr ? std::atof(value) : 300.0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  auto startup_watchdog = std::make_unique<train::Watchdog>(startup_timeout(), -1);
   launch::Process& process = launch::Process::init(argc, argv);
   launch::setup_logging(process.info());
 
@@ -41,6 +57,7 @@ int main(int argc, char** argv) {
   // From here to MPI_Finalize, a rank that stops making progress (a peer
   // stopped or hung in a collective, start-up and shutdown included) ends the job.
   train::Watchdog watchdog(cfg.train.watchdog_s, process.info().rank);
+  startup_watchdog.reset();
   runtime::setup_runtime(process.info(), static_cast<int>(cfg.train.threads));
   spdlog::info("resolved config:\n{}", options.to_toml());
   int code = train::kExitFailed;

@@ -42,8 +42,9 @@ void Watchdog::watch() {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count();
     if (stuck > timeout_) {
       spdlog::critical("watchdog: rank {} has been in '{}' of step {} for {:.0f} s "
-                       "(train.watchdog_s = {:g}); ending the job", rank_, phase_, step_, stuck,
-                       timeout_);
+                       "(timeout {:g} s); ending the job",
+                       rank_ >= 0 ? std::to_string(rank_) : std::string("(not known yet)"), phase_,
+                       step_, stuck, timeout_);
       spdlog::default_logger()->flush();
       std::_Exit(kExitWatchdog);
     }

@@ -15,7 +15,7 @@ namespace train {
 
 class Watchdog {
  public:
-  Watchdog(double timeout_seconds, int rank);  // timeout 0: no watchdog
+  Watchdog(double timeout_seconds, int rank);  // timeout 0: no watchdog; rank -1: not known yet
   ~Watchdog();
   // `phase` must be a string literal (kept by pointer).
   void beat(int64_t step, const char* phase);
