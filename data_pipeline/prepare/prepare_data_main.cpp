@@ -60,8 +60,9 @@ int main(int argc, char** argv) {
   app.add_option("--out", options.out, "dataset directory to create")->required();
   app.add_flag("--force", options.force, "replace an existing non-empty output directory");
   app.add_option("--shard-size", options.shard_size, "examples per shard")->capture_default_str();
-  app.add_option("--shard-mb", options.shard_bytes, "also close a shard at about this size (MiB; 0 = off)")
-      ->transform([](std::string mb) { return std::to_string(std::stoll(mb) << 20); })
+  int64_t shard_mb = 0;
+  app.add_option("--shard-mb", shard_mb, "also close a shard at about this size (MiB; 0 = off)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20))
       ->capture_default_str();
   app.add_option("--deflate", options.shard.deflate, "gzip level of token arrays, 0 = off")
       ->check(CLI::Range(0, 9))
@@ -121,6 +122,7 @@ int main(int argc, char** argv) {
     return process.is_main() ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
   }
   options.command = command_line(argc, argv);
+  options.shard_bytes = shard_mb << 20;
 
   try {
     const bool is_text = options.task == "text";

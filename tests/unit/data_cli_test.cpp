@@ -100,6 +100,16 @@ TEST_F(DataCli, ExistingOutputNeedsForce) {
   expect_only({"dataset"});
 }
 
+TEST_F(DataCli, MalformedNumberIsAUsageErrorNotACrash) {
+  for (const std::string value : {"abc", "-1"}) {
+    const auto result = prepare_data("--task copy --out " + out_ + " --shard-mb " + value);
+    EXPECT_GT(result.status, 0) << result.output;  // a usage error, not a signal (-1)
+    EXPECT_NE(result.output.find("--shard-mb: Value " + value + " not in range 0 to 1048576"),
+              std::string::npos) << result.output;
+  }
+  expect_only({});
+}
+
 TEST_F(DataCli, OptionsOfTheOtherTaskAreRefused) {
   const auto src = text_file("train.de", "a\n");
   expect_failure(prepare_data("--task copy --out " + out_ + " --train-src " + src),
