@@ -1,33 +1,40 @@
 #include "trainer/eval/greedy_decode.h"
 
-#include "trainer/model/masks.h"
+#include <stdexcept>
 
 namespace eval {
 
-std::vector<std::vector<int32_t>> greedy_decode(model::EncoderDecoder& model,
-                                                const torch::Tensor& src, int64_t bos,
-                                                int64_t eos, int64_t max_len) {
+std::vector<std::vector<int32_t>> greedy_decode(DecoderState& state, const std::vector<int64_t>& max_lens,
+                                                int64_t bos, int64_t eos) {
+  for (int64_t limit : max_lens)
+    if (limit < 1) throw std::invalid_argument("greedy decoding needs length limits >= 1");
   torch::NoGradGuard no_grad;
-  const int64_t batch = src.size(0), pad = model->config().pad_id;
-  const auto src_mask = model::make_src_mask(src, pad);   // [B, 1, 1, S]
-  const auto memory = model->encode(src, src_mask);       // [B, S, D]
-
-  auto ys = torch::full({batch, 1}, bos, torch::kLong);   // [B, t]
-  auto finished = torch::zeros({batch}, torch::kBool);    // [B]
-  for (int64_t t = 0; t < max_len && !finished.all().item<bool>(); ++t) {
-    const auto hidden = model->decode(memory, src_mask, ys, model::make_tgt_mask(ys, pad));
-    const auto log_probs = model->generator()(hidden.select(1, -1));  // [B, V]
-    auto next = log_probs.argmax(-1);                                 // [B]
-    next.masked_fill_(finished, pad);                                 // ended rows emit pad
-    finished |= next.eq(eos);
-    ys = torch::cat({ys, next.unsqueeze(1)}, 1);
-  }
-
+  const int64_t batch = static_cast<int64_t>(max_lens.size());
   std::vector<std::vector<int32_t>> out(batch);
-  const auto rows = ys.accessor<int64_t, 2>();
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t t = 1; t < ys.size(1) && rows[b][t] != eos && rows[b][t] != pad; ++t)
-      out[b].push_back(static_cast<int32_t>(rows[b][t]));
+  std::vector<int64_t> active(batch);  // output index of each live row
+  for (int64_t b = 0; b < batch; ++b) active[b] = b;
+
+  auto prefixes = torch::full({batch, 1}, bos, torch::kLong);  // [N, t]
+  for (int64_t t = 0; !active.empty(); ++t) {
+    auto next = state.next_log_probs(prefixes).argmax(-1).cpu();  // [N]
+    const auto token = next.accessor<int64_t, 1>();
+    std::vector<int64_t> keep, still_active;
+    for (int64_t i = 0; i < token.size(0); ++i) {
+      if (token[i] == eos) continue;
+      out[active[i]].push_back(static_cast<int32_t>(token[i]));
+      if (t + 1 == max_lens[active[i]]) continue;  // at its limit
+      keep.push_back(i);
+      still_active.push_back(active[i]);
+    }
+    if (keep.size() != active.size()) {  // some rows ended: drop them
+      const auto rows = torch::tensor(keep, torch::kLong);
+      state.select_rows(rows.to(prefixes.device()));
+      prefixes = prefixes.index_select(0, rows.to(prefixes.device()));
+      next = next.index_select(0, rows);
+      active = std::move(still_active);
+    }
+    prefixes = torch::cat({prefixes, next.to(prefixes.device()).unsqueeze(1)}, 1);
+  }
   return out;
 }
 

@@ -1,0 +1,200 @@
+// Greedy decoding and beam search against hand-computed answers and brute
+// force, on a bigram "model" whose next-token table is set by hand, and
+// beam 1 against greedy on a Transformer.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <functional>
+#include <vector>
+
+#include "trainer/eval/beam_search.h"
+#include "trainer/eval/greedy_decode.h"
+
+namespace {
+
+constexpr int64_t kPad = 0, kBos = 1, kEos = 2, kA = 3, kB = 4, kC = 5, kVocab = 6;
+
+// p(next | last token) from a table [V, V]: the smallest model with hand-set
+// weights (its "weights" are the table).
+class BigramState : public eval::DecoderState {
+ public:
+  explicit BigramState(torch::Tensor probs) : log_table_(probs.log()) {}
+  torch::Tensor next_log_probs(const torch::Tensor& prefixes) override {
+    return log_table_.index_select(0, prefixes.select(1, -1));  // [N, V]
+  }
+  void select_rows(const torch::Tensor& rows) override {}
+ private:
+  torch::Tensor log_table_;
+};
+
+// Rows: last token; columns: next token. Unlisted entries are 0 (log = -inf).
+torch::Tensor table(const std::vector<std::tuple<int64_t, int64_t, double>>& entries) {
+  auto t = torch::zeros({kVocab, kVocab}, torch::kFloat);
+  for (const auto& [from, to, p] : entries) t[from][to] = p;
+  return t;
+}
+
+// Greedy takes a (0.5), then c (0.4), then eos (0.9): p = 0.18. The best
+// sequence is b eos: p = 0.4 × 0.95 = 0.38.
+torch::Tensor greedy_trap() {
+  return table({{kBos, kA, 0.5}, {kBos, kB, 0.4}, {kBos, kEos, 0.1},
+                {kA, kC, 0.4}, {kA, kEos, 0.35}, {kA, kB, 0.25},
+                {kB, kEos, 0.95}, {kB, kC, 0.05},
+                {kC, kEos, 0.9}, {kC, kA, 0.1}});
+}
+
+TEST(GreedyDecode, FollowsTheLocallyBestToken) {
+  BigramState state(greedy_trap());
+  const auto out = eval::greedy_decode(state, {10}, kBos, kEos);
+  EXPECT_EQ(out[0], (std::vector<int32_t>{kA, kC}));
+}
+
+TEST(BeamSearch, FindsTheBestSequenceThatGreedyMisses) {
+  BigramState state(greedy_trap());
+  eval::BeamOptions options;
+  options.beam = 2;
+  options.length_penalty = 0;
+  const auto best = eval::beam_search(state, {10}, kBos, kEos, options);
+  EXPECT_EQ(best[0].tokens, (std::vector<int32_t>{kB}));
+  EXPECT_NEAR(best[0].log_prob, std::log(0.4 * 0.95), 1e-6);
+  EXPECT_NEAR(best[0].score, best[0].log_prob, 1e-12);  // α = 0: lp = 1
+}
+
+TEST(BeamSearch, GnmtLengthPenaltyByHand) {
+  // lp(|Y|) = ((5 + |Y|) / 6)^α
+  EXPECT_NEAR(eval::gnmt_length_penalty(1, 0.6), 1.0, 1e-12);
+  EXPECT_NEAR(eval::gnmt_length_penalty(7, 0.6), std::pow(2.0, 0.6), 1e-12);
+  EXPECT_NEAR(eval::gnmt_length_penalty(19, 1.0), 4.0, 1e-12);
+}
+
+TEST(BeamSearch, LengthPenaltyPrefersTheLongerHypothesis) {
+  // "eos": p = 0.45 (|Y| = 1); "a eos": p = 0.3 (|Y| = 2); "b c eos": p = 0.25 (|Y| = 3).
+  const auto p = table({{kBos, kEos, 0.45}, {kBos, kA, 0.3}, {kBos, kB, 0.25},
+                        {kA, kEos, 1.0}, {kB, kC, 1.0}, {kC, kEos, 1.0}});
+  eval::BeamOptions options;
+  options.beam = 3;
+  for (double alpha : {0.0, 2.0}) {
+    BigramState state(p);
+    options.length_penalty = alpha;
+    const auto best = eval::beam_search(state, {5}, kBos, kEos, options);
+    // Scores by hand: log p / ((5 + |Y|) / 6)^α for eos (|Y|=1), a eos (2), b c eos (3).
+    const double empty = std::log(0.45) / std::pow(6.0 / 6.0, alpha);
+    const double a = std::log(0.3) / std::pow(7.0 / 6.0, alpha);
+    const double bc = std::log(0.25) / std::pow(8.0 / 6.0, alpha);
+    const double expected = std::max({empty, a, bc});
+    EXPECT_NEAR(best[0].score, expected, 1e-6) << "alpha " << alpha;
+    if (alpha == 0.0) EXPECT_TRUE(best[0].tokens.empty());
+    else EXPECT_EQ(best[0].tokens, (std::vector<int32_t>{kB, kC}));
+  }
+}
+
+// Every sequence of at most max_len tokens, by brute force: the best score.
+double exhaustive_best(const torch::Tensor& probs, int64_t max_len, double alpha) {
+  double best = -INFINITY;
+  std::function<void(int64_t, int64_t, double)> extend = [&](int64_t last, int64_t length, double lp) {
+    for (int64_t next = 0; next < kVocab; ++next) {
+      const double p = probs[last][next].item<double>();
+      if (p == 0) continue;
+      const double log_prob = lp + std::log(p);
+      if (next == kEos || length + 1 == max_len)
+        best = std::max(best, log_prob / eval::gnmt_length_penalty(length + 1, alpha));
+      if (next != kEos && length + 1 < max_len) extend(next, length + 1, log_prob);
+    }
+  };
+  extend(kBos, 0, 0.0);
+  return best;
+}
+
+TEST(BeamSearch, WideBeamEqualsExhaustiveSearch) {
+  torch::manual_seed(7);
+  for (int trial = 0; trial < 5; ++trial) {
+    auto probs = torch::rand({kVocab, kVocab}, torch::kDouble);
+    probs.select(1, kPad).zero_();
+    probs.select(1, kBos).zero_();
+    probs = (probs / probs.sum(1, true)).to(torch::kFloat);
+    for (double alpha : {0.0, 0.6, 1.5}) {
+      BigramState state(probs);
+      eval::BeamOptions options;
+      options.beam = 64;  // more than the 3^3 live prefixes: nothing is pruned
+      options.length_penalty = alpha;
+      const auto best = eval::beam_search(state, {4}, kBos, kEos, options);
+      EXPECT_NEAR(best[0].score, exhaustive_best(probs.to(torch::kDouble), 4, alpha), 1e-5)
+          << "trial " << trial << " alpha " << alpha;
+    }
+  }
+}
+
+TEST(BeamSearch, StopsAtMaxLenWithLiveHypotheses) {
+  // eos is never likely: every hypothesis is cut at max_len.
+  const auto probs = table({{kBos, kA, 1.0}, {kA, kA, 1.0}});
+  BigramState state(probs);
+  eval::BeamOptions options;
+  options.beam = 2;
+  const auto best = eval::beam_search(state, {3}, kBos, kEos, options);
+  EXPECT_EQ(best[0].tokens, (std::vector<int32_t>{kA, kA, kA}));
+}
+
+TEST(BeamSearch, SentencesOfABatchDecodeAsIfAlone) {
+  // Finished sentences leave the batch and rows are reordered: each answer
+  // must still be the one its sentence gets on its own.
+  torch::manual_seed(5);
+  auto probs = torch::rand({kVocab, kVocab});
+  probs.select(1, kPad).zero_();
+  probs.select(1, kBos).zero_();
+  probs /= probs.sum(1, true);
+  const std::vector<int64_t> max_lens = {1, 6, 3, 9, 2};
+  eval::BeamOptions options;
+  options.beam = 3;
+  BigramState batched(probs);
+  const auto together = eval::beam_search(batched, max_lens, kBos, kEos, options);
+  for (size_t b = 0; b < max_lens.size(); ++b) {
+    BigramState alone_state(probs);
+    const auto alone = eval::beam_search(alone_state, {max_lens[b]}, kBos, kEos, options);
+    EXPECT_EQ(together[b].tokens, alone[0].tokens) << "sentence " << b;
+    EXPECT_DOUBLE_EQ(together[b].score, alone[0].score) << "sentence " << b;
+  }
+}
+
+model::ModelConfig tiny_config() {
+  model::ModelConfig c;
+  c.src_vocab = 17;
+  c.tgt_vocab = 17;
+  c.d_model = 32;
+  c.heads = 4;
+  c.d_ff = 64;
+  c.encoder_layers = 2;
+  c.decoder_layers = 2;
+  c.dropout = 0.0;
+  c.max_positions = 64;
+  c.pad_id = kPad;
+  return c;
+}
+
+TEST(BeamSearch, BeamOneEqualsGreedyOnATransformer) {
+  torch::manual_seed(11);
+  model::EncoderDecoder model(tiny_config());
+  model->eval();
+  // 6 sources of lengths 3..8 (eos last), right-padded.
+  auto src = torch::full({6, 9}, kPad, torch::kLong);
+  for (int64_t b = 0; b < 6; ++b) {
+    src[b].slice(0, 0, 3 + b) = torch::randint(3, 17, {3 + b}, torch::kLong);
+    src[b][3 + b] = kEos;
+  }
+  const std::vector<int64_t> max_lens = {5, 20, 7, 20, 9, 20};  // some hypotheses are cut
+  eval::TransformerDecoderState greedy_state(model, src);
+  const auto greedy = eval::greedy_decode(greedy_state, max_lens, kBos, kEos);
+  eval::TransformerDecoderState beam_state(model, src, 1);
+  eval::BeamOptions options;
+  options.beam = 1;
+  const auto beam = eval::beam_search(beam_state, max_lens, kBos, kEos, options);
+  int64_t tokens = 0;
+  for (int64_t b = 0; b < 6; ++b) {
+    EXPECT_EQ(beam[b].tokens, greedy[b]) << "sentence " << b;
+    EXPECT_LE(static_cast<int64_t>(greedy[b].size()), max_lens[b]);
+    tokens += static_cast<int64_t>(greedy[b].size());
+  }
+  EXPECT_GT(tokens, 6);  // not a trivial all-empty comparison
+}
+
+}  // namespace
