@@ -8,11 +8,11 @@ enter_scratch() {  # <name>
   cd "$work"
 }
 
-# A reverse-task dataset of 333 training and 40 validation examples in ./<dir>.
-prepare_tiny() {  # <dir> [prepare_data options...]
-  local dir=$1; shift
-  "$build/bin/prepare_data" --task reverse --out "$dir" --seed 3 --train-size 333 \
-    --valid-size 40 --test-size 0 --min-len 2 --max-len 9 --symbols 13 "$@" >/dev/null
+# A reverse-task dataset of 333 training, 40 validation and <test size> test
+# examples over <symbols> symbols in ./<dir>.
+prepare_tiny() {  # <dir> [test size] [symbols]
+  "$build/bin/prepare_data" --task reverse --out "$1" --seed 3 --train-size 333 \
+    --valid-size 40 --test-size "${2:-0}" --min-len 2 --max-len 9 --symbols "${3:-13}" >/dev/null
 }
 
 # A tiny model on ./data, one thread per rank, runs in ./runs.

@@ -30,7 +30,7 @@ class Communicator {
   virtual int world_size() const = 0;
   virtual const char* backend() const = 0;  // "mpi" | "nccl"
 
-  // In place: tensor = sum over ranks (contiguous; float, double, int32, int64).
+  // In place: tensor = sum over ranks (contiguous; float, double, int32, int64, uint8).
   virtual void allreduce_sum(torch::Tensor& tensor) = 0;
   // The same, started now and finished by Work::wait().
   virtual std::unique_ptr<Work> iallreduce_sum(torch::Tensor& tensor) = 0;

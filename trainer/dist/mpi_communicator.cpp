@@ -15,6 +15,7 @@ MPI_Datatype mpi_type(const torch::Tensor& t) {
     case torch::kDouble: return MPI_DOUBLE;
     case torch::kLong: return MPI_INT64_T;
     case torch::kInt: return MPI_INT32_T;
+    case torch::kByte: return MPI_UINT8_T;
     default: throw std::invalid_argument(std::string("MPI collectives: unsupported dtype ") +
                                          c10::toString(t.scalar_type()));
   }

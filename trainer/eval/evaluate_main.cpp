@@ -1,38 +1,141 @@
-// evaluate: scores a training run's checkpoint on a dataset split.
+// evaluate: the evaluation job of a training run.
 //
-//   build/bin/evaluate --run runs/default --split test [--checkpoint latest|<dir>]
+//   evaluate --run runs/base --split test [--checkpoint latest|best|<dir>] [--average-last 5]
+//            [--beam 4 --length-penalty 0.6]          score a split (results.json, hypotheses.txt)
+//   mpirun -np 4 evaluate --run runs/base ...         the same, the batches shared by 4 ranks
+//   evaluate --run runs/base --watch                  score every checkpoint as training writes it
+//   evaluate --run runs/base --translate input.txt    translate a file (or - for stdin) to stdout
+//
+// Exit status: 0 done, 1 error (the message names the file or option), 2 bad usage.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "launch/logging.h"
 #include "launch/process.h"
-#include "trainer/runtime/runtime.h"
+#include "trainer/dist/mpi_communicator.h"
+#include "trainer/eval/checkpoint_average.h"
 #include "trainer/eval/evaluation.h"
+#include "trainer/eval/translate.h"
+#include "trainer/eval/watch.h"
+#include "trainer/runtime/runtime.h"
+#include "trainer/train/state_dict.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Cli {
+  std::string run_dir, checkpoint = "latest", data_dir, translate, save_weights;
+  int64_t average_last = 1;
+  bool watch = false;
+  double poll_s = 30;
+  int threads = 0;
+  eval::EvalOptions eval;
+};
+
+// <run>/eval/<split>-step_N[-avgK][-beamB]
+std::string default_out_dir(const Cli& cli, const std::vector<std::string>& checkpoints) {
+  std::string name = cli.eval.split + "-" + fs::path(checkpoints.back()).filename().string();
+  if (checkpoints.size() > 1) name += "-avg" + std::to_string(checkpoints.size());
+  if (cli.eval.decode.beam > 1) name += "-beam" + std::to_string(cli.eval.decode.beam);
+  return (fs::path(cli.run_dir) / "eval" / name).string();
+}
+
+// Regular files are read in chunks; terminals and pipes a line at a time.
+bool interactive(int fd) {
+  struct stat s {};
+  return fstat(fd, &s) != 0 || !S_ISREG(s.st_mode);
+}
+
+int run(const Cli& cli, const launch::ProcessInfo& info) {
+  dist::MpiCommunicator comm;
+  if (cli.watch) {
+    eval::WatchOptions watch;
+    watch.run_dir = cli.run_dir;
+    watch.data_dir = cli.data_dir;
+    watch.poll_s = cli.poll_s;
+    eval::watch_run(watch, cli.eval, comm);
+    return 0;
+  }
+  const auto checkpoints = eval::select_checkpoints(cli.run_dir, cli.checkpoint, cli.average_last);
+  eval::EvalModel m = eval::load_eval_model(cli.run_dir, cli.data_dir, checkpoints);
+  if (!cli.save_weights.empty() && info.rank == 0) {
+    train::save_state_dict(*m.model, cli.save_weights);
+    spdlog::info("weights of {} checkpoint(s) saved to {}", checkpoints.size(), cli.save_weights);
+  }
+  if (!cli.translate.empty()) {
+    if (info.world_size > 1) throw std::invalid_argument("--translate runs on one rank (no mpirun -np N)");
+    eval::TranslateOptions options;
+    options.decode = cli.eval.decode;
+    options.batch_tokens = cli.eval.batch_tokens;
+    std::ifstream file;
+    if (cli.translate != "-") {
+      file.open(cli.translate);
+      if (!file) throw std::runtime_error("cannot read --translate file " + cli.translate);
+    }
+    options.line_by_line = cli.translate == "-" && interactive(STDIN_FILENO);
+    const int64_t lines = eval::translate_stream(m, cli.translate == "-" ? std::cin : file, std::cout, options);
+    if (lines == 0)
+      throw std::runtime_error("--translate: " + (cli.translate == "-" ? std::string("stdin") : cli.translate) +
+                               " is empty (no lines)");
+    spdlog::info("translated {} lines", lines);
+    return 0;
+  }
+  eval::EvalOptions options = cli.eval;
+  if (options.out_dir.empty()) options.out_dir = default_out_dir(cli, checkpoints);
+  const nlohmann::json results = eval::evaluate_split(m, options, comm);
+  if (info.rank == 0) std::cout << results.dump(2) << std::endl;
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   launch::Process& process = launch::Process::init(argc, argv);
   launch::setup_logging(process.info());
 
-  CLI::App app{"Evaluate a checkpoint: loss/perplexity, greedy decoding, exact match"};
-  eval::EvalOptions options;
-  int threads = 0;
-  app.add_option("--run", options.run_dir, "run directory (runs/<name>)")->required()->check(CLI::ExistingDirectory);
-  app.add_option("--split", options.split, "dataset split")->capture_default_str();
-  app.add_option("--checkpoint", options.checkpoint, "latest or a checkpoint directory")->capture_default_str();
-  app.add_option("--data", options.data_dir, "dataset directory (default: the run's data.dir)");
-  app.add_option("--out", options.out_dir, "output directory (default: <run>/eval/<split>-<checkpoint>)");
-  app.add_option("--batch-tokens", options.batch_tokens, "tokens per batch")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--threads", threads, "torch threads (0 = all usable cores)")->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
-
-  runtime::setup_runtime(process.info(), threads);
+  CLI::App app{"Evaluate a training run: loss/perplexity, greedy or beam decoding, BLEU, chrF, "
+               "exact match; watch a run; translate text"};
+  Cli cli;
+  app.add_option("--run", cli.run_dir, "run directory (runs/<name>)")->required()->check(CLI::ExistingDirectory);
+  app.add_option("--split", cli.eval.split, "dataset split to score")->capture_default_str();
+  app.add_option("--checkpoint", cli.checkpoint, "latest, best or a checkpoint directory")->capture_default_str();
+  app.add_option("--average-last", cli.average_last, "average the weights of the last N checkpoints up to --checkpoint")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--save-weights", cli.save_weights, "also write the (averaged) weights to this model.pt file");
+  app.add_option("--data", cli.data_dir, "dataset directory (default: the run's data.dir)");
+  app.add_option("--out", cli.eval.out_dir, "output directory (default: <run>/eval/<split>-<checkpoint>...)");
+  app.add_option("--beam", cli.eval.decode.beam, "beam size (1 = greedy)")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--length-penalty", cli.eval.decode.length_penalty, "GNMT length penalty alpha for beam search")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--max-extra-len", cli.eval.decode.max_extra_len, "decode at most source length + this")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--bleu-tokenize", cli.eval.bleu_tokenize, "sacreBLEU tokenizer: auto (char for char datasets, else 13a), 13a, char, zh, none")
+      ->capture_default_str();
+  app.add_option("--batch-tokens", cli.eval.batch_tokens, "tokens per batch")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_flag("--watch", cli.watch, "score every checkpoint as it appears until the run is finished");
+  app.add_option("--poll-s", cli.poll_s, "--watch: seconds between looks for new checkpoints")->capture_default_str();
+  app.add_option("--translate", cli.translate, "translate this file (- for stdin) to stdout");
+  app.add_option("--threads", cli.threads, "torch threads (0 = the cores of this rank)")->capture_default_str();
   try {
-    std::cout << eval::run_evaluation(options).dump(2) << std::endl;
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (process.is_main()) app.exit(e);  // prints help or the usage error
+    return e.get_exit_code() == 0 ? 0 : 2;
+  }
+
+  runtime::setup_runtime(process.info(), cli.threads);
+  try {
+    return run(cli, process.info());
   } catch (const std::exception& e) {
+    if (process.info().world_size > 1) process.abort(e.what(), 1);  // no rank left waiting in a collective
     spdlog::error("{}", e.what());
     return 1;
   }
-  return 0;
 }

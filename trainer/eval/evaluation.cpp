@@ -2,97 +2,96 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "data_pipeline/batcher.h"
-#include "data_pipeline/loader/collate.h"
 #include "data_pipeline/dataset.h"
-#include "data_pipeline/tokenizer.h"
-#include "trainer/config/run_config.h"
-#include "trainer/eval/greedy_decode.h"
+#include "data_pipeline/loader/collate.h"
+#include "trainer/dist/gather_text.h"
+#include "trainer/eval/references.h"
+#include "trainer/eval/text_metrics.h"
 #include "trainer/train/batch_loss.h"
-#include "trainer/train/checkpoint.h"
-#include "trainer/train/state_dict.h"
 
 namespace eval {
 
 namespace fs = std::filesystem;
+using nlohmann::json;
 
-nlohmann::json run_evaluation(const EvalOptions& options) {
-  const config::RunConfig cfg = config::read_run_config(options.run_dir + "/config.toml");
-  const std::string data_dir = options.data_dir.empty() ? cfg.data.dir : options.data_dir;
-  const data::Dataset dataset(data_dir, options.split);
-  if (dataset.size() == 0)
-    throw std::runtime_error("split '" + options.split + "' of " + data_dir + " has no examples");
-  const data::Manifest& manifest = dataset.manifest();
-  const auto tokenizer =
-      data::load_tokenizer(manifest.tokenizer_kind, fs::path(data_dir) / manifest.tgt_tokenizer_file);
+namespace {
 
-  const train::Checkpoints checkpoints(options.run_dir);
-  const std::string checkpoint = checkpoints.resolve(options.checkpoint);
-  std::string why;
-  if (!train::verify_checkpoint(checkpoint, &why))
-    throw std::runtime_error("checkpoint fails verification: " + why);
-  const int64_t step = train::read_checkpoint_state(checkpoint).at("step").get<int64_t>();
-
-  model::EncoderDecoder model(
-      cfg.model_config(manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special.pad));
-  try {
-    train::load_state_dict(*model, checkpoint + "/model.pt");
-  } catch (const std::exception& e) {
-    throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
-                             data_dir + "?)");
-  }
-  model->eval();
-  torch::NoGradGuard no_grad;
-  const train::LabelSmoothingLoss loss(manifest.tgt_vocab_size, manifest.special.pad,
-                                       cfg.optim.label_smoothing);
-
-  const fs::path out_dir = options.out_dir.empty()
-      ? fs::path(options.run_dir) / "eval" / (options.split + "-" + fs::path(checkpoint).filename().string())
-      : fs::path(options.out_dir);
-  fs::create_directories(out_dir);
-  spdlog::info("evaluating {} on {} split '{}' ({} examples)", checkpoint, data_dir,
-               options.split, dataset.size());
-
-  double smoothed = 0, nll = 0, tokens = 0;
-  int64_t exact = 0;
-  std::vector<std::string> hypotheses(dataset.size());
-  const auto start = std::chrono::steady_clock::now();
-  for (const auto& indices : data::length_sorted_batches(dataset.lengths(), options.batch_tokens)) {
+// This rank's share: {"batches": [[i, smoothed, nll, tokens], ...],
+//                     "hypotheses": [[example index, [ids...]], ...]}
+json score_batches(EvalModel& m, const data::Dataset& dataset, const std::vector<data::GlobalBatch>& batches,
+                   const EvalOptions& options, int rank, int world) {
+  const train::LabelSmoothingLoss loss(m.manifest.tgt_vocab_size, m.manifest.special.pad,
+                                       m.cfg.optim.label_smoothing);
+  json mine = {{"batches", json::array()}, {"hypotheses", json::array()}};
+  for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(world)) {
     std::vector<data::Example> examples;
-    for (int64_t i : indices) examples.push_back(dataset.get(i));
-    const data::Batch batch = data::collate(examples, manifest.special);
-    const train::LossSums sums = train::batch_loss(model, loss, batch);
-    smoothed += sums.smoothed.item<double>();
-    nll += sums.nll.item<double>();
-    tokens += static_cast<double>(sums.tokens);
-
-    const auto hyps = greedy_decode(model, batch.src, manifest.special.bos, manifest.special.eos,
-                                    batch.src.size(1) + options.max_extra_len);
-    for (size_t b = 0; b < indices.size(); ++b) {
-      if (hyps[b] == examples[b].tgt) ++exact;
-      hypotheses[indices[b]] = tokenizer->decode(hyps[b]);
-    }
+    for (int64_t index : batches[i]) examples.push_back(dataset.get(index));
+    const data::Batch batch = data::collate(examples, m.manifest.special);
+    const train::LossSums sums = train::batch_loss(m.model, loss, batch);
+    mine["batches"].push_back({i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens});
+    const auto hyps = decode_batch(m.model, batch.src, m.manifest.special, options.decode);
+    for (size_t b = 0; b < hyps.size(); ++b) mine["hypotheses"].push_back({batches[i][b], hyps[b]});
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return mine;
+}
 
+}  // namespace
+
+json evaluate_split(EvalModel& m, const EvalOptions& options, dist::Communicator& comm) {
+  torch::NoGradGuard no_grad;
+  const data::Dataset dataset(m.data_dir, options.split);
+  if (dataset.size() == 0)
+    throw std::runtime_error("split '" + options.split + "' of " + m.data_dir + " has no examples");
+  const auto batches = data::length_sorted_batches(dataset.lengths(), options.batch_tokens);
+  spdlog::info("evaluating step {} on {} split '{}': {} examples in {} batches over {} ranks", m.step,
+               m.data_dir, options.split, dataset.size(), batches.size(), comm.world_size());
+
+  const auto start = std::chrono::steady_clock::now();
+  const json mine = score_batches(m, dataset, batches, options, comm.rank(), comm.world_size());
+  const std::vector<std::string> gathered = dist::allgather_text(comm, mine.dump());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (comm.rank() != 0) return nullptr;
+
+  // Sums in batch order, hypotheses in input order: the same for any number of ranks.
+  std::vector<std::array<double, 3>> per_batch(batches.size());
+  std::vector<std::vector<int32_t>> hyp_ids(static_cast<size_t>(dataset.size()));
+  for (const auto& text : gathered) {
+    const json part = json::parse(text);
+    for (const auto& b : part["batches"])
+      per_batch[b[0].get<size_t>()] = {b[1].get<double>(), b[2].get<double>(), b[3].get<double>()};
+    for (const auto& h : part["hypotheses"]) hyp_ids[h[0].get<size_t>()] = h[1].get<std::vector<int32_t>>();
+  }
+  double smoothed = 0, nll = 0, tokens = 0;
+  for (const auto& [s, n, t] : per_batch) smoothed += s, nll += n, tokens += t;
+
+  int64_t exact = 0;
+  std::vector<std::string> hypotheses;
+  for (int64_t i = 0; i < dataset.size(); ++i) {
+    if (hyp_ids[i] == dataset.get(i).tgt) ++exact;
+    hypotheses.push_back(m.tgt_tokenizer->decode(hyp_ids[i]));
+  }
+  const References refs = read_references(m, dataset, options.split);
+
+  json results = {
+      {"split", options.split}, {"checkpoints", m.checkpoints}, {"step", m.step},
+      {"dataset", m.data_dir}, {"num_examples", dataset.size()}, {"target_tokens", tokens},
+      {"loss", smoothed / tokens}, {"nll", nll / tokens}, {"ppl", std::exp(nll / tokens)},
+      {"exact_match", static_cast<double>(exact) / static_cast<double>(dataset.size())},
+      {"decode", describe(options.decode)}, {"references", refs.source},
+      {"ranks", comm.world_size()}, {"seconds", seconds},
+      {"sentences_per_s", static_cast<double>(dataset.size()) / seconds}};
+  results.update(text_metrics(hypotheses, refs.lines, options.bleu_tokenize, m.manifest.tokenizer_kind));
+
+  const fs::path out_dir(options.out_dir);
+  fs::create_directories(out_dir);
   std::ofstream hyp_file(out_dir / "hypotheses.txt");
   for (const auto& h : hypotheses) hyp_file << h << "\n";
-
-  const nlohmann::json results = {
-      {"run", options.run_dir}, {"split", options.split}, {"checkpoint", checkpoint},
-      {"step", step}, {"dataset", data_dir}, {"num_examples", dataset.size()},
-      {"target_tokens", tokens}, {"loss", smoothed / tokens}, {"nll", nll / tokens},
-      {"ppl", std::exp(nll / tokens)},
-      {"exact_match", static_cast<double>(exact) / static_cast<double>(dataset.size())},
-      {"decode", "greedy"}, {"seconds", seconds},
-      {"sentences_per_s", static_cast<double>(dataset.size()) / seconds}};
   std::ofstream(out_dir / "results.json") << results.dump(2) << "\n";
   spdlog::info("results in {}", (out_dir / "results.json").string());
   return results;

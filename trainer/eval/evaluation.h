@@ -1,28 +1,37 @@
-// The evaluation job: a checkpoint of a run, scored on one split.
+// Scoring one dataset split with a loaded model (eval_model.h):
 //
 //   loss / perplexity   teacher-forced, the training loss without dropout
-//   greedy decoding     hypotheses in input order -> hypotheses.txt
-//   exact match         share of hypotheses equal to their reference
+//   decoding            greedy or beam search (decode.h), hypotheses
+//                       detokenized, in input order -> hypotheses.txt
+//   metrics             exact match (token ids), BLEU and chrF against the
+//                       reference text (eval/metrics/)
 //
-// Writes <out_dir>/hypotheses.txt and <out_dir>/results.json.
+// Under `mpirun -np N` batch i is scored by rank i mod N and rank 0 gathers
+// everything: the batches are the same for any N (length-sorted, cut by
+// --batch-tokens), so the output equals a one-rank run's.
+//
+// Rank 0 writes <out_dir>/hypotheses.txt and <out_dir>/results.json.
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "trainer/dist/communicator.h"
+#include "trainer/eval/decode.h"
+#include "trainer/eval/eval_model.h"
+
 namespace eval {
 
 struct EvalOptions {
-  std::string run_dir;              // runs/<name> (holds config.toml and checkpoints/)
   std::string split = "test";
-  std::string checkpoint = "latest";  // "latest" or a checkpoint directory
-  std::string data_dir;             // empty: the run's data.dir
-  std::string out_dir;              // empty: <run>/eval/<split>-<checkpoint>
-  int64_t batch_tokens = 4096;      // per evaluation batch, padding included
-  int64_t max_extra_len = 50;       // decode at most source length + this (paper §6.1)
+  std::string out_dir;          // where results go
+  int64_t batch_tokens = 4096;  // per evaluation batch, padding included
+  DecodeOptions decode;
+  std::string bleu_tokenize = "auto";  // sacreBLEU tokenizer; auto: char for char datasets, else 13a
 };
 
-nlohmann::json run_evaluation(const EvalOptions& options);
+// The results (rank 0; null elsewhere). Collective over `comm`.
+nlohmann::json evaluate_split(EvalModel& m, const EvalOptions& options, dist::Communicator& comm);
 
 }  // namespace eval

@@ -39,6 +39,7 @@
 #include "trainer/model/transformer.h"
 #include "trainer/train/batch_loss.h"
 #include "trainer/train/checkpoint.h"
+#include "trainer/train/finished_marker.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/label_smoothing.h"
 #include "trainer/train/lr_schedule.h"
@@ -396,6 +397,7 @@ int Trainer::run(const std::string& resume) {
   if (rank_ == 0) {
     fs::create_directories(run_dir_);
     std::ofstream(run_dir_ / "config.toml") << resolved_toml_;
+    clear_finished(run_dir_.string());
   }
   start_or_resume(resume);
   dist::GradSyncOptions sync_options;
@@ -458,6 +460,7 @@ int Trainer::run(const std::string& resume) {
   dist::check_replicas_equal(params_, *comm_, step_);
   spdlog::info("parameters identical on all {} ranks (checksum)", world_);
   save();
+  if (rank_ == 0) mark_finished(run_dir_.string(), step_);
   spdlog::info("training done: {} steps, {} epochs, {:.0f} s", step_, epoch_,
                seconds_since(start_));
   return kExitDone;

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The evaluation job on a tiny trained run: -np 2 output identical to -np 1,
+# beam 1 identical to greedy, checkpoint averaging against the mean computed
+# by Python's torch, translate from stdin against the split's hypotheses, and
+# bad input (missing split, a dataset the checkpoint does not fit, empty input).
+# Usage: evaluate_job.sh <build dir> <source dir>
+set -euo pipefail
+build=$(realpath "$1"); src=$(realpath "$2")
+source "$src/tests/script_lib.bash"
+enter_scratch eval-job
+
+prepare_tiny data 60
+trainer_run tiny 1 --train.max_steps 40 --train.save_every 10 --train.keep_last 10 \
+  || fail "training failed" tiny.log
+run=runs/tiny
+evaluate() { "$build/bin/evaluate" --run "$run" --threads 1 "$@"; }
+mpi_evaluate() {  # <ranks> [evaluate options...]
+  local ranks=$1; shift
+  timeout 300 bash "$src/scripts/mpirun.sh" -np "$ranks" "$build/bin/evaluate" --run "$run" --threads 1 "$@"
+}
+
+# 1 rank vs 2 ranks (small batches: several per rank), greedy and beam 4.
+for decode in "--beam 1" "--beam 4"; do
+  evaluate $decode --batch-tokens 64 --out one > one.json 2> one.log || fail "evaluate $decode" one.log
+  mpi_evaluate 2 $decode --batch-tokens 64 --out two > two.json 2> two.log || fail "mpirun -np 2 evaluate $decode" two.log
+  cmp one/hypotheses.txt two/hypotheses.txt || fail "$decode: -np 2 hypotheses differ from -np 1"
+  /usr/bin/python3 - one/results.json two/results.json <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["num_examples"] == b["num_examples"] == 60, (a["num_examples"], b["num_examples"])
+assert (a["ranks"], b["ranks"]) == (1, 2)
+for key in ("loss", "nll", "ppl", "exact_match"):
+    assert a[key] == b[key], (key, a[key], b[key])
+PY
+  cp one/hypotheses.txt "hyps${decode// /}.txt"
+done
+test "$(wc -l < hyps--beam1.txt)" -eq 60 || fail "hypotheses.txt should have 60 lines"
+grep -q '"method": "beam"' one/results.json || fail "results.json does not describe beam search"
+
+# Averaging: one checkpoint equals that checkpoint; three equal the tensor mean.
+step30=$(realpath $run/checkpoints/step_00000030)
+evaluate --checkpoint "$step30" --out single --save-weights single.pt > /dev/null 2> single.log \
+  || fail "evaluate --checkpoint step 30" single.log
+evaluate --checkpoint "$step30" --average-last 1 --out avg1 > /dev/null 2>&1 || fail "--average-last 1"
+cmp single/hypotheses.txt avg1/hypotheses.txt || fail "--average-last 1 differs from the checkpoint"
+evaluate --checkpoint "$step30" --average-last 3 --out avg3 --save-weights avg3.pt > /dev/null 2> avg3.log \
+  || fail "--average-last 3" avg3.log
+/usr/bin/python3 - "$run/checkpoints" <<'PY'
+import json, sys, torch
+ckpt = sys.argv[1]
+single = torch.load("single.pt")
+base = torch.load(f"{ckpt}/step_00000030/model.pt")
+assert all(torch.equal(single[k], base[k]) for k in base), "averaging one checkpoint changed it"
+parts = [torch.load(f"{ckpt}/step_{s:08d}/model.pt") for s in (10, 20, 30)]
+avg = torch.load("avg3.pt")
+worst = max(((sum(p[k].double() for p in parts) / 3).float() - avg[k]).abs().max().item() for k in avg)
+assert worst <= 1e-6, f"averaged weights differ from the mean by {worst}"
+assert any(not torch.equal(parts[0][k], parts[2][k]) for k in avg), "checkpoints are identical"
+r = json.load(open("avg3/results.json"))
+assert len(r["checkpoints"]) == 3 and r["step"] == 30, r["checkpoints"]
+print(f"average of 3 checkpoints: max |difference| from the torch mean {worst:.2e}")
+PY
+evaluate --checkpoint "$step30" --average-last 4 > /dev/null 2> avg4.log && fail "averaging 4 of 3 should fail"
+grep -q "only 3 checkpoints" avg4.log || fail "--average-last 4 error does not say how many exist" avg4.log
+
+# Translate: the test split's source text through stdin equals the split's greedy hypotheses.
+/usr/bin/python3 - <<'PY' > test.src
+import glob, h5py
+vocab = open("data/vocab.txt").read().split("\n")
+for f in sorted(glob.glob("data/test-*.h5")):
+    with h5py.File(f) as h:
+        src, off = h["src/tokens"][:], h["src/offsets"][:]
+        for i in range(len(off) - 1):
+            print(" ".join(vocab[t] for t in src[off[i]:off[i + 1]]))
+PY
+test "$(wc -l < test.src)" -eq 60 || fail "could not read the test sources with h5py"
+evaluate --translate - --batch-tokens 64 < test.src > translated.txt 2> translate.log || fail "--translate -" translate.log
+cmp translated.txt hyps--beam1.txt || fail "translations of the test sources differ from the split's hypotheses"
+cat test.src | head -3 | evaluate --translate - > piped.txt 2> piped.log || fail "--translate from a pipe" piped.log
+cmp piped.txt <(head -3 hyps--beam1.txt) || fail "line-by-line translations differ"
+
+# Bad input: a clear message and exit 1.
+expect_error() {  # <pattern> <evaluate options...>
+  local pattern=$1; shift
+  if evaluate "$@" > /dev/null 2> err.log; then fail "evaluate $* should fail"; fi
+  grep -q "$pattern" err.log || fail "evaluate $*: message lacks '$pattern'" err.log
+}
+expect_error "has no split 'nope'" --split nope
+prepare_tiny other 0 20
+expect_error "does the checkpoint belong to dataset other" --data other --split valid
+: > empty.txt
+expect_error "empty.txt is empty" --translate empty.txt
+expect_error "no checkpoint" --checkpoint best
+echo "evaluation job: OK"

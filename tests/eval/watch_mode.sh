@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# evaluate --watch beside a training run: it scores the checkpoints written
+# while it runs (some before training ends), one table row each, and exits
+# once the run is finished; started again, it skips what is already scored.
+# Usage: watch_mode.sh <build dir> <source dir>
+set -euo pipefail
+build=$(realpath "$1"); src=$(realpath "$2")
+source "$src/tests/script_lib.bash"
+enter_scratch eval-watch
+
+prepare_tiny data
+trainer_run watched 1 --train.max_steps 120 --train.save_every 20 --train.keep_last 10 &
+trainer=$!
+for _ in $(seq 100); do [ -f runs/watched/config.toml ] && break; sleep 0.2; done
+[ -f runs/watched/config.toml ] || fail "the trainer did not start" watched.log
+timeout 300 "$build/bin/evaluate" --run runs/watched --split valid --watch --poll-s 0.5 --threads 1 \
+  > watch.log 2>&1 || fail "evaluate --watch failed" watch.log
+wait $trainer || fail "training failed" watched.log
+[ -f runs/watched/finished.json ] || fail "the run is not marked finished" watched.log
+
+table=runs/watched/eval/watch-valid.tsv
+/usr/bin/python3 - "$table" runs/watched <<'PY'
+import csv, json, os, sys
+table, run = sys.argv[1:]
+rows = list(csv.DictReader(open(table), delimiter="\t"))
+steps = [int(r["step"]) for r in rows]
+assert steps == [20, 40, 60, 80, 100, 120], f"scored steps {steps}"
+for r in rows:
+    res = json.load(open(f"{run}/eval/valid-step_{int(r['step']):08d}/results.json"))
+    assert abs(float(r["loss"]) - res["loss"]) < 1e-9 and res["step"] == int(r["step"]), r
+finished = os.path.getmtime(f"{run}/finished.json")
+early = [r["step"] for r in rows
+         if os.path.getmtime(f"{run}/eval/valid-step_{int(r['step']):08d}/results.json") < finished]
+assert early, "no checkpoint was scored while training was running"
+print(f"scored {steps}; {len(early)} of them before training finished")
+PY
+before=$(wc -l < "$table")
+timeout 60 "$build/bin/evaluate" --run runs/watched --split valid --watch --poll-s 0.5 --threads 1 \
+  > rewatch.log 2>&1 || fail "a second watcher failed" rewatch.log
+[ "$(wc -l < "$table")" -eq "$before" ] || fail "a second watcher scored checkpoints again" rewatch.log
+echo "watch mode: OK"

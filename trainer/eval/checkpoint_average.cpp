@@ -1,0 +1,59 @@
+#include "trainer/eval/checkpoint_average.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "trainer/train/checkpoint.h"
+#include "trainer/train/state_dict.h"
+
+namespace eval {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> select_checkpoints(const std::string& run_dir, const std::string& which,
+                                            int64_t average_last) {
+  if (average_last < 1) throw std::invalid_argument("--average-last must be at least 1");
+  const train::Checkpoints checkpoints(run_dir);
+  const std::string last = fs::weakly_canonical(checkpoints.resolve(which)).string();
+  std::vector<std::string> chosen = {last};
+  if (average_last > 1) {
+    const std::vector<std::string> all = checkpoints.list();
+    const auto end = std::find(all.begin(), all.end(), last);
+    if (end == all.end())
+      throw std::runtime_error("--average-last: " + last + " is not a checkpoint of " + checkpoints.dir());
+    const int64_t available = end - all.begin() + 1;
+    if (available < average_last)
+      throw std::runtime_error("--average-last " + std::to_string(average_last) + ": only " +
+                               std::to_string(available) + " checkpoints up to " + last + " in " +
+                               checkpoints.dir());
+    chosen.assign(end + 1 - average_last, end + 1);
+  }
+  for (const auto& dir : chosen) {
+    std::string why;
+    if (!train::verify_checkpoint(dir, &why)) throw std::runtime_error("checkpoint fails verification: " + why);
+  }
+  return chosen;
+}
+
+void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> state;  // parameters then buffers, as load_state_dict fills them
+  for (const auto& p : model.parameters()) state.push_back(p);
+  for (const auto& b : model.buffers()) state.push_back(b);
+
+  std::vector<torch::Tensor> sum(state.size());  // float64 sums of the floating-point tensors
+  for (const auto& dir : checkpoints) {
+    train::load_state_dict(model, dir + "/model.pt");
+    if (checkpoints.size() == 1) return;
+    for (size_t i = 0; i < state.size(); ++i) {
+      if (!state[i].is_floating_point()) continue;  // integer buffers: kept from the last file
+      if (sum[i].defined()) sum[i].add_(state[i]);
+      else sum[i] = state[i].to(torch::kDouble, /*non_blocking=*/false, /*copy=*/true);
+    }
+  }
+  for (size_t i = 0; i < state.size(); ++i)
+    if (sum[i].defined()) state[i].copy_(sum[i] / static_cast<double>(checkpoints.size()));
+}
+
+}  // namespace eval

@@ -1,0 +1,29 @@
+// Which weights to evaluate: one checkpoint, or the element-wise mean of the
+// last N (the paper averages the last 5 checkpoints for base models and the
+// last 20 for big ones, section 6.1).
+//
+//   select_checkpoints(run, "latest", 5)  -> the 5 newest checkpoints, oldest first
+//   select_checkpoints(run, "best", 1)    -> the best by validation loss
+//   select_checkpoints(run, "runs/x/checkpoints/step_00004000", 3)
+//                                          -> steps 2000, 3000, 4000 (if they exist)
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace eval {
+
+// `which` is "latest", "best" or a checkpoint directory; the N checkpoints of
+// the run ending at it, oldest first. Each is verified (SHA256SUMS). Errors
+// name what is missing, e.g. fewer than N checkpoints up to `which`.
+std::vector<std::string> select_checkpoints(const std::string& run_dir, const std::string& which,
+                                            int64_t average_last);
+
+// Loads the model weights of `checkpoints` into `model`: the one as is, or
+// their mean (accumulated in float64). Names and shapes are checked for
+// every file (train/state_dict.h).
+void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints);
+
+}  // namespace eval

@@ -1,0 +1,70 @@
+#include "trainer/eval/translate.h"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+#include <vector>
+
+#include "data_pipeline/batcher.h"
+#include "data_pipeline/loader/collate.h"
+#include "trainer/eval/source_encoder.h"
+
+namespace eval {
+
+namespace {
+
+constexpr int64_t kChunkLines = 1024;
+
+// Translations of `sources`, in their order.
+std::vector<std::string> translate_chunk(EvalModel& m, const std::vector<data::Example>& sources,
+                                         const TranslateOptions& options) {
+  data::ExampleLengths lengths;
+  for (const auto& e : sources) {
+    lengths.src.push_back(static_cast<int64_t>(e.src.size()));
+    lengths.tgt.push_back(0);
+  }
+  std::vector<std::string> out(sources.size());
+  for (const auto& indices : data::length_sorted_batches(lengths, options.batch_tokens)) {
+    std::vector<data::Example> examples;
+    for (int64_t i : indices) examples.push_back(sources[i]);
+    const data::Batch batch = data::collate(examples, m.manifest.special);
+    const auto hyps = decode_batch(m.model, batch.src, m.manifest.special, options.decode);
+    for (size_t b = 0; b < indices.size(); ++b) out[indices[b]] = m.tgt_tokenizer->decode(hyps[b]);
+  }
+  return out;
+}
+
+}  // namespace
+
+int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out, const TranslateOptions& options) {
+  torch::NoGradGuard no_grad;
+  SourceEncoder encoder(m.data_dir, m.manifest);
+  // The source and its eos must fit the positional encoding.
+  const size_t max_src = static_cast<size_t>(m.cfg.model.max_positions - 1);
+  const int64_t chunk = options.line_by_line ? 1 : kChunkLines;
+  int64_t count = 0;
+  std::vector<data::Example> sources;
+  for (bool more = true; more;) {
+    std::string line;
+    more = static_cast<bool>(std::getline(in, line));
+    if (more) {
+      data::Example e;
+      e.id = count + static_cast<int64_t>(sources.size());
+      e.src = encoder.encode(line);
+      if (e.src.size() > max_src) {
+        spdlog::warn("line {}: {} source tokens, cut to model.max_positions - 1 = {}", e.id + 1,
+                     e.src.size(), max_src);
+        e.src.resize(max_src);
+      }
+      sources.push_back(std::move(e));
+    }
+    if (sources.empty() || (more && static_cast<int64_t>(sources.size()) < chunk)) continue;
+    for (const auto& translation : translate_chunk(m, sources, options)) out << translation << "\n";
+    out.flush();
+    count += static_cast<int64_t>(sources.size());
+    sources.clear();
+  }
+  return count;
+}
+
+}  // namespace eval

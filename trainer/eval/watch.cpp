@@ -1,0 +1,97 @@
+#include "trainer/eval/watch.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "trainer/dist/gather_text.h"
+#include "trainer/eval/checkpoint_average.h"
+#include "trainer/train/checkpoint.h"
+#include "trainer/train/finished_marker.h"
+
+namespace eval {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kHeader[] = "step\tloss\tppl\tbleu\tchrf\texact_match\tseconds\tcheckpoint";
+
+// Checkpoint directories already in the table (its last column).
+std::set<std::string> scored(const fs::path& table) {
+  std::set<std::string> done;
+  std::ifstream in(table);
+  for (std::string line; std::getline(in, line);)
+    if (line != kHeader && !line.empty()) done.insert(line.substr(line.rfind('\t') + 1));
+  return done;
+}
+
+void append_row(const fs::path& table, const nlohmann::json& r) {
+  const bool fresh = !fs::exists(table);
+  std::ofstream out(table, std::ios::app);
+  if (fresh) out << kHeader << "\n";
+  auto value = [&](const char* key) {
+    return r.contains(key) ? r[key].dump() : std::string("-");
+  };
+  const std::string bleu = r.contains("bleu") ? r["bleu"]["score"].dump() : "-";
+  const std::string chrf = r.contains("chrf") ? r["chrf"]["score"].dump() : "-";
+  out << r["step"] << "\t" << value("loss") << "\t" << value("ppl") << "\t" << bleu << "\t" << chrf
+      << "\t" << value("exact_match") << "\t" << value("seconds") << "\t"
+      << r["checkpoints"][0].get<std::string>() << "\n";
+  if (!out.flush()) throw std::runtime_error("cannot append to " + table.string());
+}
+
+// Rank 0's decision for this poll: a checkpoint to score, "" to wait, or "finished".
+std::string next_action(const std::string& run_dir, const fs::path& table) {
+  const bool finished = train::is_finished(run_dir);  // read before listing: no checkpoint missed
+  const std::set<std::string> done = scored(table);
+  for (const auto& dir : train::Checkpoints(run_dir).list())
+    if (!done.count(dir)) return dir;
+  return finished ? "finished" : "";
+}
+
+}  // namespace
+
+void watch_run(const WatchOptions& watch, EvalOptions options, dist::Communicator& comm) {
+  const fs::path eval_dir = fs::path(watch.run_dir) / "eval";
+  const fs::path table = eval_dir / ("watch-" + options.split + ".tsv");
+  if (comm.rank() == 0) fs::create_directories(eval_dir);
+  spdlog::info("watching {} for checkpoints; results table {}", watch.run_dir, table.string());
+  for (;;) {
+    const std::string local = comm.rank() == 0 ? next_action(watch.run_dir, table) : "";
+    const std::string action = dist::allgather_text(comm, local)[0];
+    if (action == "finished") break;
+    if (action.empty()) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(watch.poll_s));
+      continue;
+    }
+    // Every rank loads the checkpoint; all go on only if all succeeded.
+    std::optional<EvalModel> m;
+    std::string error;
+    try {
+      m = load_eval_model(watch.run_dir, watch.data_dir, select_checkpoints(watch.run_dir, action, 1));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    std::string first_error;
+    for (const auto& e : dist::allgather_text(comm, error))
+      if (first_error.empty()) first_error = e;
+    const std::string name = fs::path(action).filename().string();
+    if (!first_error.empty()) {
+      if (fs::exists(action)) throw std::runtime_error(first_error);
+      spdlog::warn("{} was removed before it was scored (train.keep_last); skipped", name);
+      if (comm.rank() == 0) append_row(table, {{"step", name}, {"checkpoints", {action}}});
+      continue;
+    }
+    options.out_dir = (eval_dir / (options.split + "-" + name)).string();
+    const nlohmann::json results = evaluate_split(*m, options, comm);
+    if (comm.rank() == 0) append_row(table, results);
+  }
+  spdlog::info("the run is finished and every checkpoint is scored; table {}", table.string());
+}
+
+}  // namespace eval

@@ -1,0 +1,33 @@
+#include "trainer/train/finished_marker.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace train {
+
+namespace fs = std::filesystem;
+
+namespace {
+fs::path marker(const std::string& run_dir) { return fs::path(run_dir) / "finished.json"; }
+}  // namespace
+
+void mark_finished(const std::string& run_dir, int64_t step) {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char time[32];
+  std::strftime(time, sizeof time, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const fs::path aside = marker(run_dir).string() + ".tmp";
+  std::ofstream(aside) << nlohmann::json{{"step", step}, {"time", time}}.dump() << "\n";
+  if (!fs::exists(aside)) throw std::runtime_error("cannot write " + aside.string());
+  fs::rename(aside, marker(run_dir));
+}
+
+void clear_finished(const std::string& run_dir) { fs::remove(marker(run_dir)); }
+
+bool is_finished(const std::string& run_dir) { return fs::exists(marker(run_dir)); }
+
+}  // namespace train
