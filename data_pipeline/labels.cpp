@@ -1,7 +1,8 @@
 #include "data_pipeline/labels.h"
 
-#include <fstream>
 #include <stdexcept>
+
+#include "data_pipeline/line_file.h"
 
 namespace data {
 
@@ -17,15 +18,11 @@ LabelSet::LabelSet(std::vector<std::string> names) : names_(std::move(names)) {
 }
 
 LabelSet LabelSet::load(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open label file " + file.string());
-  std::vector<std::string> names;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty())
-      throw std::runtime_error(file.string() + ":" + std::to_string(names.size() + 1) + ": empty label");
-    names.push_back(std::move(line));
+  std::vector<std::string> names = read_lines(file, "label");
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty())
+      throw std::runtime_error(file.string() + ":" + std::to_string(i + 1) + ": empty label");
   }
-  if (in.bad()) throw std::runtime_error("cannot read label file " + file.string());
   try {
     return LabelSet(std::move(names));
   } catch (const std::invalid_argument& e) {
@@ -33,11 +30,7 @@ LabelSet LabelSet::load(const std::filesystem::path& file) {
   }
 }
 
-void LabelSet::save(const std::filesystem::path& file) const {
-  std::ofstream out(file, std::ios::binary);
-  for (const auto& name : names_) out << name << '\n';
-  if (!out.flush()) throw std::runtime_error("cannot write label file " + file.string());
-}
+void LabelSet::save(const std::filesystem::path& file) const { write_lines(file, names_, "label"); }
 
 int32_t LabelSet::id(std::string_view name) const {
   const auto found = ids_.find(std::string(name));

@@ -14,6 +14,7 @@
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/shard_writer.h"
+#include "tests/unit/error_message.h"
 #include "tests/unit/temp_dir_test.h"
 
 namespace {
@@ -21,20 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-template <typename Body>
-std::string error_of(Body&& body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an error";
-  return "";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using test_util::error_of;
+using test_util::expect_mentions;
 
 class DataLabels : public test_util::TempDirTest {
  protected:
@@ -87,10 +76,10 @@ TEST_F(DataLabels, FileRoundTripIdsAndNames) {
 TEST_F(DataLabels, BadLabelFilesAreNamed) {
   const auto file = dir_ / "labels.txt";
   std::ofstream(file) << "a\nb\na\n";
-  EXPECT_TRUE(contains(error_of([&] { data::LabelSet::load(file); }), file.string() + ": duplicate label 'a'"));
+  expect_mentions(error_of([&] { data::LabelSet::load(file); }), {file.string() + ": duplicate label 'a'"});
   std::ofstream(file) << "a\n\nb\n";
-  EXPECT_TRUE(contains(error_of([&] { data::LabelSet::load(file); }), file.string() + ":2: empty label"));
-  EXPECT_TRUE(contains(error_of([&] { data::LabelSet::load(dir_ / "none.txt"); }), "none.txt"));
+  expect_mentions(error_of([&] { data::LabelSet::load(file); }), {file.string() + ":2: empty label"});
+  expect_mentions(error_of([&] { data::LabelSet::load(dir_ / "none.txt"); }), {"none.txt"});
 }
 
 TEST_F(DataLabels, DatasetReturnsLabelsAndNames) {
@@ -119,9 +108,8 @@ TEST_F(DataLabels, ManifestFieldsAreValidated) {
   auto document = manifest_json();
   const auto expect_refused = [&](const json& changed, const std::string& field) {
     rewrite_manifest(changed);
-    const auto message = error_of([&] { data::read_manifest(dir_); });
-    EXPECT_TRUE(contains(message, manifest_file)) << message;
-    EXPECT_TRUE(contains(message, "field '" + field + "'")) << message;
+    expect_mentions(error_of([&] { data::read_manifest(dir_); }),
+                    {manifest_file, "field '" + field + "'"});
   };
   auto changed = document;
   changed.erase("labels");
@@ -144,16 +132,15 @@ TEST_F(DataLabels, ManifestFieldsAreValidated) {
 TEST_F(DataLabels, DatasetRefusesLabelFileOrShardDisagreeingWithManifest) {
   write_dataset();
   std::ofstream(dir_ / "labels.txt") << "neg\npos\n";
-  EXPECT_TRUE(contains(error_of([&] { data::Dataset(dir_, "train"); }),
-                       (dir_ / "labels.txt").string() + " has 2 labels, the manifest's labels.count is 3"));
+  expect_mentions(error_of([&] { data::Dataset(dir_, "train"); }),
+                  {(dir_ / "labels.txt").string() + " has 2 labels, the manifest's labels.count is 3"});
 
   std::ofstream(dir_ / "labels.txt") << "neg\nneu\npos\nother\n";
   auto document = manifest_json();
   document["labels"]["count"] = 4;  // the shard says 3
   rewrite_manifest(document);
-  const auto message = error_of([&] { data::Dataset(dir_, "train"); });
-  EXPECT_TRUE(contains(message, (dir_ / "train-00000.h5").string())) << message;
-  EXPECT_TRUE(contains(message, "num_labels 3 differs from the manifest's 4")) << message;
+  expect_mentions(error_of([&] { data::Dataset(dir_, "train"); }),
+                  {(dir_ / "train-00000.h5").string(), "num_labels 3 differs from the manifest's 4"});
 }
 
 }  // namespace
