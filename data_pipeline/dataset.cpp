@@ -29,6 +29,9 @@ void check_against_manifest(const ShardReader& reader, const ShardIndex& index,
     problem = "vocabulary sizes differ from the manifest's";
   } else if (attrs.special != manifest.special) {
     problem = "special ids differ from the manifest's";
+  } else if (attrs.num_labels != manifest.num_labels) {
+    problem = "num_labels " + std::to_string(attrs.num_labels) + " differs from the manifest's " +
+              std::to_string(manifest.num_labels);
   } else if (index.size() != entry.num_examples || reader.num_tokens(true) != entry.src_tokens ||
              reader.num_tokens(false) != entry.tgt_tokens) {
     problem = "example or token counts differ from the manifest's";
@@ -36,11 +39,28 @@ void check_against_manifest(const ShardReader& reader, const ShardIndex& index,
   if (!problem.empty()) throw std::runtime_error("shard " + reader.file().string() + ": " + problem);
 }
 
+// A classification dataset's label file, which must hold the manifest's count.
+LabelSet load_labels(const std::filesystem::path& dir, const Manifest& manifest) {
+  if (!manifest.is_classification()) return {};
+  const auto file = dir / manifest.labels_file;
+  LabelSet labels = LabelSet::load(file);
+  if (labels.size() != manifest.num_labels) {
+    throw std::runtime_error(file.string() + " has " + std::to_string(labels.size()) +
+                             " labels, the manifest's labels.count is " +
+                             std::to_string(manifest.num_labels));
+  }
+  return labels;
+}
+
 }  // namespace
 
 Dataset::Dataset(const std::filesystem::path& dir, const std::string& split,
                  const DatasetOptions& options)
-    : dir_(dir), manifest_(read_manifest(dir)), split_(split), options_(options) {
+    : dir_(dir),
+      manifest_(read_manifest(dir)),
+      labels_(load_labels(dir, manifest_)),
+      split_(split),
+      options_(options) {
   if (options_.max_open_shards == 0) options_.max_open_shards = 1;
   shard_begin_.push_back(0);
   for (const auto& entry : find_split(manifest_, dir, split).shards) {

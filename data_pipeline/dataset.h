@@ -3,11 +3,13 @@
 //   Dataset train("data/copy", "train");
 //   train.size();                 // examples in the split
 //   train.lengths().tgt[i];       // bare target length of example i
-//   Example e = train.get(i);     // {id, src, tgt}, i in [0, size())
+//   Example e = train.get(i);     // {id, src, tgt, label}, i in [0, size())
+//   train.labels().name(e.label); // classification: the class's name
 //
 // Indices run over the split's shards in manifest order. Opening reads every
-// shard's offsets and ids (24 bytes per example, plus 16 for the lengths) and
-// checks them and the attributes against the manifest; tokens stay on disk
+// shard's offsets, ids and labels (24 bytes per example, 32 with labels,
+// plus 16 for the lengths) and checks them and the attributes against the
+// manifest (and labels.txt against its count); tokens stay on disk
 // and get(i) reads example i's two token ranges (hyperslabs) from a bounded
 // set of open shards. Memory is bounded by the index, not by the corpus.
 // get() is thread-safe (HDF5 calls are serialised).
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "data_pipeline/example.h"
+#include "data_pipeline/labels.h"
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/shard_reader.h"
 
@@ -43,6 +46,7 @@ class Dataset {
   const std::string& split() const { return split_; }
   int64_t size() const { return static_cast<int64_t>(lengths_.src.size()); }
   const ExampleLengths& lengths() const { return lengths_; }
+  const LabelSet& labels() const { return labels_; }  // classification; empty for seq2seq
 
   // Throws, naming the shard file and the example, on a bad token id.
   Example get(int64_t index) const;
@@ -52,6 +56,7 @@ class Dataset {
 
   std::filesystem::path dir_;
   Manifest manifest_;
+  LabelSet labels_;
   std::string split_;
   DatasetOptions options_;
   std::vector<std::string> files_;    // [shards]

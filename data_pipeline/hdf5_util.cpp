@@ -30,7 +30,7 @@ Handle create_attr(hid_t object, const char* name, hid_t type) {
 // An existing attribute holding a single value of `expected_class`.
 Handle open_attr(hid_t object, const char* name, H5T_class_t expected_class, const char* expected) {
   const std::string what = std::string("attribute ") + name;
-  if (H5Aexists(object, name) <= 0) throw std::runtime_error("missing " + what);
+  if (!has_attr(object, name)) throw std::runtime_error("missing " + what);
   Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, "open " + what);
   Handle type(H5Aget_type(attr.get()), H5Tclose, "get the type of " + what);
   Handle space(H5Aget_space(attr.get()), H5Sclose, "get the shape of " + what);
@@ -56,6 +56,8 @@ QuietErrors::QuietErrors() {
 }
 
 QuietErrors::~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
+
+bool has_attr(hid_t object, const char* name) { return H5Aexists(object, name) > 0; }
 
 void write_attr(hid_t object, const char* name, int64_t value) {
   const auto attr = create_attr(object, name, H5T_STD_I64LE);

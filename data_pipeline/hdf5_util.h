@@ -49,6 +49,7 @@ class QuietErrors {
 };
 
 // Scalar attributes: int64 numbers and variable-length UTF-8 strings.
+bool has_attr(hid_t object, const char* name);
 void write_attr(hid_t object, const char* name, int64_t value);
 void write_attr(hid_t object, const char* name, const std::string& value);
 int64_t read_int_attr(hid_t object, const char* name);

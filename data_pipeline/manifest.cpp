@@ -105,7 +105,7 @@ int64_t SplitEntry::tgt_tokens() const { return sum(shards, &ShardEntry::tgt_tok
 void write_manifest(const std::filesystem::path& dir, const Manifest& manifest) {
   json splits = json::object();
   for (const auto& [name, split] : manifest.splits) splits[name] = to_json(split);
-  const json document = {
+  json document = {
       {"format", kDatasetFormat},
       {"format_version", kDatasetFormatVersion},
       {"task", manifest.task},
@@ -123,6 +123,9 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& manifest) 
       {"splits", splits},
       {"prepare", manifest.prepare},
   };
+  if (manifest.is_classification()) {
+    document["labels"] = {{"file", manifest.labels_file}, {"count", manifest.num_labels}};
+  }
   const auto file = dir / kManifestFile;
   std::ofstream out(file);
   out << document.dump(2) << '\n';
@@ -154,7 +157,17 @@ Manifest read_manifest(const std::filesystem::path& dir) {
   }
   Manifest manifest;
   manifest.task = fields.get<std::string>(document, "", "task");
-  if (manifest.task != "seq2seq") fields.fail("task", "is '" + manifest.task + "', expected 'seq2seq'");
+  if (manifest.task == kClassificationTask) {
+    const auto& labels = fields.container(document, "", "labels", json::value_t::object);
+    manifest.labels_file = fields.get<std::string>(labels, "labels", "file");
+    manifest.num_labels = fields.get<int64_t>(labels, "labels", "count");
+    if (manifest.labels_file.empty()) fields.fail("labels.file", "is empty");
+    if (manifest.num_labels < 2) fields.fail("labels.count", "is below 2");
+  } else if (manifest.task == kSeq2SeqTask) {
+    if (document.contains("labels")) fields.fail("labels", "applies only to task 'classification'");
+  } else {
+    fields.fail("task", "is '" + manifest.task + "', expected 'seq2seq' or 'classification'");
+  }
 
   const auto& tokenizer = fields.container(document, "", "tokenizer", json::value_t::object);
   manifest.tokenizer_kind = fields.get<std::string>(tokenizer, "tokenizer", "kind");

@@ -18,6 +18,13 @@
 //
 // Token counts are without bos/eos, as stored in the shards. The tokenizer
 // files are relative to the directory; src_file == tgt_file when joint.
+//
+// A classification dataset has "task": "classification" and its classes:
+//
+//     "labels": {"file": "labels.txt", "count": 3}     (labels.h; count >= 2)
+//
+// Its shards carry /labels and no target tokens; its one tokenizer is
+// joint (src_file == tgt_file, tgt_vocab_size == src_vocab_size).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -34,6 +41,8 @@ namespace data {
 inline constexpr char kManifestFile[] = "manifest.json";
 inline constexpr char kDatasetFormat[] = "transformer-dataset";
 inline constexpr int64_t kDatasetFormatVersion = 1;
+inline constexpr char kSeq2SeqTask[] = "seq2seq";
+inline constexpr char kClassificationTask[] = "classification";
 
 struct ShardEntry {
   std::string file;  // relative to the dataset dir
@@ -58,15 +67,19 @@ struct SplitEntry {
 };
 
 struct Manifest {
-  std::string task = "seq2seq";
+  std::string task = kSeq2SeqTask;  // or kClassificationTask
   std::string tokenizer_kind;
   std::string src_tokenizer_file;
   std::string tgt_tokenizer_file;
   int64_t src_vocab_size = 0;
   int64_t tgt_vocab_size = 0;
   SpecialIds special;
+  std::string labels_file;  // classification: the label file (labels.h); empty for seq2seq
+  int64_t num_labels = 0;   // classification: its number of labels; 0 for seq2seq
   std::map<std::string, SplitEntry> splits;
   nlohmann::json prepare;  // how the dataset was made (free-form, for people)
+
+  bool is_classification() const { return task == kClassificationTask; }
 };
 
 void write_manifest(const std::filesystem::path& dir, const Manifest& manifest);

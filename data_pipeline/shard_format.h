@@ -13,6 +13,15 @@
 //   /ids            int64 [num_examples]: the example's index in its split
 //                   (its line number in the text files, from 0)
 //
+// Classification shards add
+//
+//   /               attr num_labels (int64): the number of classes
+//   /labels         int64 [num_examples]: each example's class id, in
+//                   [0, num_labels) (names in the dataset's labels.txt)
+//
+// and keep /tgt with no tokens (offsets all 0). A shard without num_labels
+// is a seq2seq shard, as every shard written before classification was.
+//
 // Sequences are stored bare: no bos and no eos on either side. The batcher
 // and collate() add them (src + eos; bos + tgt; tgt + eos), so changing that
 // convention never needs the data to be prepared again.
@@ -44,11 +53,12 @@ struct RaggedTokens {
   }
 };
 
-// The arrays of one shard; src, tgt and ids all hold the same n examples.
+// The arrays of one shard; src, tgt, ids (and labels) all hold the same n examples.
 struct ShardData {
   RaggedTokens src;
   RaggedTokens tgt;
-  std::vector<int64_t> ids;  // [n]
+  std::vector<int64_t> ids;     // [n]
+  std::vector<int64_t> labels;  // [n] class ids (classification); empty for seq2seq
 
   int64_t size() const { return static_cast<int64_t>(ids.size()); }
 };
@@ -58,6 +68,7 @@ struct ShardAttrs {
   int64_t src_vocab_size = 0;
   int64_t tgt_vocab_size = 0;
   SpecialIds special;
+  int64_t num_labels = 0;  // classes of a classification shard; 0 = seq2seq (no /labels)
 };
 
 // "train", 3 -> "train-00003.h5"

@@ -57,6 +57,23 @@ void check_vocabulary(const std::vector<int32_t>& tokens, const std::string& sid
   }
 }
 
+// Labels of a classification shard: n entries, each in [0, num_labels).
+std::vector<int64_t> read_labels(hid_t file, int64_t num_examples, int64_t num_labels) {
+  auto labels = h5::read_vector<int64_t>(file, "labels");
+  if (static_cast<int64_t>(labels.size()) != num_examples) {
+    throw std::runtime_error("labels has " + std::to_string(labels.size()) +
+                             " entries, expected num_examples = " + std::to_string(num_examples));
+  }
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i] < 0 || labels[i] >= num_labels) {
+      throw std::runtime_error("labels holds " + std::to_string(labels[i]) + " in example " +
+                               std::to_string(i) + ", outside the " + std::to_string(num_labels) +
+                               " labels (num_labels)");
+    }
+  }
+  return labels;
+}
+
 }  // namespace
 
 ShardReader::ShardReader(const std::filesystem::path& file)
@@ -80,6 +97,13 @@ ShardReader::ShardReader(const std::filesystem::path& file)
     attrs_.special.bos = static_cast<int32_t>(h5::read_int_attr(root, "bos_id"));
     attrs_.special.eos = static_cast<int32_t>(h5::read_int_attr(root, "eos_id"));
     attrs_.special.unk = static_cast<int32_t>(h5::read_int_attr(root, "unk_id"));
+    if (h5::has_attr(root, "num_labels")) {
+      attrs_.num_labels = h5::read_int_attr(root, "num_labels");
+      if (attrs_.num_labels < 1) {
+        throw std::runtime_error("attribute num_labels is " + std::to_string(attrs_.num_labels) +
+                                 ", expected at least 1");
+      }
+    }
     src_tokens_.emplace(root, "src/tokens");
     tgt_tokens_.emplace(root, "tgt/tokens");
   });
@@ -90,7 +114,9 @@ ShardIndex ShardReader::read_index() const {
     const hid_t root = handle_.get();
     ShardIndex index{read_offsets(root, "src", num_examples_, src_tokens_->size()),
                      read_offsets(root, "tgt", num_examples_, tgt_tokens_->size()),
-                     h5::read_vector<int64_t>(root, "ids")};
+                     h5::read_vector<int64_t>(root, "ids"),
+                     attrs_.num_labels > 0 ? read_labels(root, num_examples_, attrs_.num_labels)
+                                           : std::vector<int64_t>{}};
     if (index.size() != num_examples_) {
       throw std::runtime_error("ids has " + std::to_string(index.size()) +
                                " entries, expected num_examples = " + std::to_string(num_examples_));
@@ -109,7 +135,8 @@ Example ShardReader::read_example(const ShardIndex& index, int64_t i) const {
       return sequence;
     };
     return Example{index.ids[i], read_side(*src_tokens_, index.src_offsets, "src", attrs_.src_vocab_size),
-                   read_side(*tgt_tokens_, index.tgt_offsets, "tgt", attrs_.tgt_vocab_size)};
+                   read_side(*tgt_tokens_, index.tgt_offsets, "tgt", attrs_.tgt_vocab_size),
+                   index.labels.empty() ? -1 : static_cast<int32_t>(index.labels[i])};
   });
 }
 
@@ -118,7 +145,7 @@ ShardData ShardReader::read() const {
   return naming(file_, [&] {
     ShardData data{{src_tokens_->read(), std::move(index.src_offsets)},
                    {tgt_tokens_->read(), std::move(index.tgt_offsets)},
-                   std::move(index.ids)};
+                   std::move(index.ids), std::move(index.labels)};
     check_vocabulary(data.src.tokens, "src", attrs_.src_vocab_size, "");
     check_vocabulary(data.tgt.tokens, "tgt", attrs_.tgt_vocab_size, "");
     return data;

@@ -1,7 +1,7 @@
 // Reads one HDF5 shard (format in shard_format.h), lazily:
 //
 //   ShardReader reader(file);               // opens it, checks the format attributes
-//   ShardIndex index = reader.read_index(); // offsets and ids (validated), for the reader's memory
+//   ShardIndex index = reader.read_index(); // offsets, ids, labels (validated), kept in memory
 //   Example e = reader.read_example(index, i);  // example i's tokens: two hyperslab reads
 //   ShardData all = reader.read();          // everything (tools, tests)
 //
@@ -18,11 +18,12 @@
 
 namespace data {
 
-// What a reader keeps in memory per shard: 24 bytes per example.
+// What a reader keeps in memory per shard: 24 bytes per example (32 with labels).
 struct ShardIndex {
   std::vector<int64_t> src_offsets;  // [n + 1]
   std::vector<int64_t> tgt_offsets;  // [n + 1]
   std::vector<int64_t> ids;          // [n]
+  std::vector<int64_t> labels;       // [n] classification shards; empty for seq2seq
   int64_t size() const { return static_cast<int64_t>(ids.size()); }
 };
 
@@ -35,10 +36,12 @@ class ShardReader {
   const ShardAttrs& attrs() const { return attrs_; }
   int64_t num_tokens(bool src) const { return (src ? src_tokens_ : tgt_tokens_)->size(); }
 
-  // Offsets and ids. Throws if their sizes disagree with num_examples, or
-  // offsets do not run monotonically from 0 to the token count.
+  // Offsets, ids and labels. Throws if their sizes disagree with num_examples,
+  // offsets do not run monotonically from 0 to the token count, or a label
+  // is outside [0, num_labels).
   ShardIndex read_index() const;
-  // Example i (0-based in this shard). Throws if a token id is outside the vocabulary.
+  // Example i (0-based in this shard), its label from the index. Throws if a
+  // token id is outside the vocabulary.
   Example read_example(const ShardIndex& index, int64_t i) const;
   // All arrays, every token checked.
   ShardData read() const;

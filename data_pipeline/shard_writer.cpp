@@ -10,12 +10,23 @@ namespace data {
 
 namespace {
 
-void check_shapes(const ShardData& data) {
+void check_shapes(const ShardData& data, const ShardAttrs& attrs) {
   if (data.src.size() != data.size() || data.tgt.size() != data.size()) {
     throw std::invalid_argument("src, tgt and ids hold different numbers of examples (" +
                                 std::to_string(data.src.size()) + ", " +
                                 std::to_string(data.tgt.size()) + ", " +
                                 std::to_string(data.size()) + ")");
+  }
+  const auto labels = static_cast<int64_t>(data.labels.size());
+  if (labels != (attrs.num_labels > 0 ? data.size() : 0)) {
+    throw std::invalid_argument(std::to_string(labels) + " labels for " + std::to_string(data.size()) +
+                                " examples and num_labels = " + std::to_string(attrs.num_labels));
+  }
+  for (const int64_t label : data.labels) {
+    if (label < 0 || label >= attrs.num_labels) {
+      throw std::invalid_argument("label " + std::to_string(label) + " outside [0, num_labels = " +
+                                  std::to_string(attrs.num_labels) + ")");
+    }
   }
 }
 
@@ -48,6 +59,10 @@ void write_file(const std::string& path, const ShardData& data, const ShardAttrs
   write_side(root, "src", data.src, options);
   write_side(root, "tgt", data.tgt, options);
   h5::write_vector(root, "ids", data.ids, {});
+  if (attrs.num_labels > 0) {
+    h5::write_attr(root, "num_labels", attrs.num_labels);
+    h5::write_vector(root, "labels", data.labels, {});
+  }
   h5::check(H5Fflush(root, H5F_SCOPE_LOCAL), "flush the file");
 }
 
@@ -57,7 +72,7 @@ void write_shard(const std::filesystem::path& file, const ShardData& data, const
                  const ShardWriteOptions& options) {
   const std::filesystem::path temp = file.string() + ".tmp";
   try {
-    check_shapes(data);
+    check_shapes(data, attrs);
     h5::QuietErrors quiet;
     write_file(temp.string(), data, attrs, options);  // closed on return
     std::filesystem::rename(temp, file);

@@ -1,9 +1,9 @@
 #include "data_pipeline/vocab.h"
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 
+#include "data_pipeline/line_file.h"
 #include "data_pipeline/special_ids.h"
 
 namespace data {
@@ -47,41 +47,26 @@ Vocab Vocab::from_counts(const std::unordered_map<std::string, int64_t>& counts,
 }
 
 Vocab Vocab::load(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open vocabulary file " + file.string());
-  std::vector<std::string> tokens;
-  std::string line;
-  int64_t number = 0;  // of the line just read, from 1
-  while (std::getline(in, line)) {
-    ++number;
-    const auto where = [&] { return file.string() + ":" + std::to_string(number); };
-    if (number <= kNumSpecialIds) {
-      if (line != kSpecialTokens[number - 1]) {
-        throw std::runtime_error(where() + ": expected special token '" +
-                                 std::string(kSpecialTokens[number - 1]) + "', found '" + line + "'");
-      }
-      continue;
+  std::vector<std::string> lines = read_lines(file, "vocabulary");
+  for (size_t i = 0; i < lines.size() && i < kSpecialTokens.size(); ++i) {
+    if (lines[i] != kSpecialTokens[i]) {
+      throw std::runtime_error(file.string() + ":" + std::to_string(i + 1) + ": expected special token '" +
+                               std::string(kSpecialTokens[i]) + "', found '" + lines[i] + "'");
     }
-    tokens.push_back(line);
   }
-  if (in.bad()) throw std::runtime_error("cannot read vocabulary file " + file.string());
-  if (number < kNumSpecialIds) {
-    throw std::runtime_error(file.string() + ": has " + std::to_string(number) +
+  if (lines.size() < kSpecialTokens.size()) {
+    throw std::runtime_error(file.string() + ": has " + std::to_string(lines.size()) +
                              " lines, fewer than the " + std::to_string(kNumSpecialIds) +
                              " special tokens");
   }
   try {
-    return Vocab(std::move(tokens));
+    return Vocab({lines.begin() + kNumSpecialIds, lines.end()});
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }
 }
 
-void Vocab::save(const std::filesystem::path& file) const {
-  std::ofstream out(file, std::ios::binary);
-  for (const auto& token : tokens_) out << token << '\n';
-  if (!out.flush()) throw std::runtime_error("cannot write vocabulary file " + file.string());
-}
+void Vocab::save(const std::filesystem::path& file) const { write_lines(file, tokens_, "vocabulary"); }
 
 int32_t Vocab::id(std::string_view token) const {
   const auto found = ids_.find(std::string(token));

@@ -1,5 +1,6 @@
-// HDF5 shards: C++ write -> read round trip (plain and deflated), atomic
-// writing, and clear errors for missing files and foreign formats.
+// HDF5 shards: C++ write -> read round trip (plain and deflated; seq2seq and
+// classification), atomic writing, and clear errors for missing files,
+// foreign formats and labels out of range.
 // (data_prepare_test checks what h5py sees in prepare_data's shards.)
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "data_pipeline/hdf5_util.h"
 #include "data_pipeline/shard_reader.h"
 #include "data_pipeline/shard_writer.h"
+#include "tests/unit/error_message.h"
 
 namespace {
 
@@ -62,7 +64,59 @@ TEST_F(DataShard, RoundTrip) {
     expect_equal(read.tgt, data.tgt);
     EXPECT_EQ(read.ids, data.ids);
     EXPECT_EQ(read.src.at(0), (std::vector<int32_t>{4, 5, 6}));
+    EXPECT_EQ(reader.attrs().num_labels, 0);  // a seq2seq shard: no labels
+    EXPECT_TRUE(read.labels.empty());
+    EXPECT_EQ(reader.read_example(reader.read_index(), 1).label, -1);
   }
+}
+
+// Classification: labels in /labels, the class count in num_labels, tgt empty.
+data::ShardData make_labelled_data() {
+  data::ShardData data;
+  for (const auto& sentence : {std::vector<int32_t>{4, 5}, {6}, {7, 8, 9}}) {
+    data.src.append(sentence);
+    data.tgt.append({});
+  }
+  data.ids = {0, 2, 3};
+  data.labels = {2, 0, 1};
+  return data;
+}
+
+TEST_F(DataShard, LabelsRoundTrip) {
+  const auto file = dir_ / "train-00000.h5";
+  data::write_shard(file, make_labelled_data(), {10, 10, {}, 3});
+  const data::ShardReader reader(file);
+  EXPECT_EQ(reader.attrs().num_labels, 3);
+  EXPECT_EQ(reader.read().labels, (std::vector<int64_t>{2, 0, 1}));
+  const auto index = reader.read_index();
+  EXPECT_EQ(index.labels, (std::vector<int64_t>{2, 0, 1}));
+  const auto example = reader.read_example(index, 2);
+  EXPECT_EQ(example.id, 3);
+  EXPECT_EQ(example.src, (std::vector<int32_t>{7, 8, 9}));
+  EXPECT_TRUE(example.tgt.empty());
+  EXPECT_EQ(example.label, 1);
+}
+
+TEST_F(DataShard, LabelsOutOfRangeAreRefused) {
+  const auto file = dir_ / "train-00000.h5";
+  auto data = make_labelled_data();
+  data.labels[1] = 3;  // num_labels = 3
+  EXPECT_THROW(data::write_shard(file, data, {10, 10, {}, 3}), std::runtime_error);
+  data.labels.pop_back();  // fewer labels than examples
+  EXPECT_THROW(data::write_shard(file, data, {10, 10, {}, 3}), std::runtime_error);
+  EXPECT_FALSE(fs::exists(file));
+
+  // A damaged file: example 1's label overwritten with -1 behind the writer's back.
+  data::write_shard(file, make_labelled_data(), {10, 10, {}, 3});
+  {
+    data::h5::Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "open");
+    data::h5::Handle labels(H5Dopen2(handle.get(), "labels", H5P_DEFAULT), H5Dclose, "open labels");
+    const int64_t damaged[] = {2, -1, 1};
+    data::h5::check(H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, damaged),
+                    "write labels");
+  }
+  test_util::expect_mentions(test_util::error_of([&] { data::ShardReader(file).read_index(); }),
+                             {file.string(), "labels holds -1 in example 1"});
 }
 
 TEST_F(DataShard, MissingFileIsNamed) {

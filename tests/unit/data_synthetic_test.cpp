@@ -1,6 +1,8 @@
-// Synthetic copy/reverse tasks: deterministic per seed, correct targets,
-// lengths and symbols within their options.
+// Synthetic tasks: deterministic per seed, correct targets (copy, reverse)
+// and labels (majority, counted here), lengths and symbols within their
+// options, balanced classes.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -63,12 +65,66 @@ TEST(DataSynthetic, LengthsAndSymbolsWithinOptions) {
   EXPECT_EQ(seen, std::set<std::string>(symbols.begin(), symbols.end()));
 }
 
+// The majority label, counted here: the unique most frequent of s0..s{classes-1}.
+std::string most_frequent_class(const std::vector<std::string>& sequence, int classes) {
+  std::map<std::string, int> counts;
+  for (const auto& symbol : sequence) ++counts[symbol];
+  std::string best;
+  int best_count = 0, ties = 0;
+  for (int c = 0; c < classes; ++c) {
+    const std::string symbol = "s" + std::to_string(c);
+    if (counts[symbol] > best_count) {
+      best = symbol;
+      best_count = counts[symbol];
+      ties = 0;
+    } else if (counts[symbol] == best_count) {
+      ++ties;
+    }
+  }
+  return best_count > 0 && ties == 0 ? best : "(none)";
+}
+
+TEST(DataSynthetic, MajorityLabelIsTheMostFrequentClassSymbol) {
+  data::SyntheticOptions options;
+  options.symbols = 10;
+  options.classes = 4;
+  options.min_len = 3;
+  options.max_len = 9;
+  const int size = 4000;
+  const auto text = data::make_synthetic(SyntheticTask::kMajority, options, size, 5);
+  ASSERT_EQ(text.src.size(), size_t{size});
+  std::map<std::string, int> per_label;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < text.src.size(); ++i) {
+    const auto sequence = words(text.src[i]);
+    EXPECT_GE(sequence.size(), 3u);
+    EXPECT_LE(sequence.size(), 9u);
+    seen.insert(sequence.begin(), sequence.end());
+    EXPECT_EQ(text.tgt[i], most_frequent_class(sequence, 4)) << text.src[i];
+    ++per_label[text.tgt[i]];
+  }
+  EXPECT_EQ(seen.size(), 10u);  // fillers s4..s9 occur too
+  ASSERT_EQ(per_label.size(), 4u);
+  for (const auto& [label, count] : per_label) {  // 1000 expected each; 5 sigma is about 140
+    EXPECT_GT(count, 850) << label;
+    EXPECT_LT(count, 1150) << label;
+  }
+  EXPECT_EQ(data::make_synthetic(SyntheticTask::kMajority, options, size, 5).src, text.src);
+  EXPECT_NE(data::make_synthetic(SyntheticTask::kMajority, options, size, 6).src, text.src);
+}
+
 TEST(DataSynthetic, RejectsBadOptions) {
   data::SyntheticOptions options;
   options.min_len = 5;
   options.max_len = 4;
   EXPECT_THROW(data::make_synthetic(SyntheticTask::kCopy, options, 1, 1), std::invalid_argument);
   EXPECT_THROW(data::parse_synthetic_task("sort"), std::invalid_argument);
+  EXPECT_EQ(data::parse_synthetic_task("majority"), SyntheticTask::kMajority);
+  data::SyntheticOptions classes;
+  classes.classes = 1;
+  EXPECT_THROW(data::make_synthetic(SyntheticTask::kMajority, classes, 1, 1), std::invalid_argument);
+  classes.classes = classes.symbols + 1;
+  EXPECT_THROW(data::make_synthetic(SyntheticTask::kMajority, classes, 1, 1), std::invalid_argument);
 }
 
 }  // namespace
