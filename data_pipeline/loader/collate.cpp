@@ -1,6 +1,8 @@
 #include "data_pipeline/loader/collate.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace data {
 
@@ -32,6 +34,8 @@ Batch collate(const std::vector<Example>& examples, const SpecialIds& special) {
   auto src = batch.src.accessor<int64_t, 2>();
   auto tgt_in = batch.tgt_in.accessor<int64_t, 2>();
   auto tgt_out = batch.tgt_out.accessor<int64_t, 2>();
+  const bool labelled = rows > 0 && examples[0].label >= 0;
+  std::vector<int64_t> labels;
   for (int64_t row = 0; row < rows; ++row) {
     const Example& example = examples[row];
     const auto src_len = static_cast<int64_t>(example.src.size());
@@ -45,7 +49,12 @@ Batch collate(const std::vector<Example>& examples, const SpecialIds& special) {
     batch.num_src_tokens += src_len + 1;
     batch.num_tgt_tokens += tgt_len + 1;
     batch.ids.push_back(example.id);
+    if (labelled != (example.label >= 0))
+      throw std::invalid_argument("collate: examples with and without labels in one batch (example id " +
+                                  std::to_string(example.id) + ")");
+    if (labelled) labels.push_back(example.label);
   }
+  if (labelled) batch.labels = torch::tensor(labels, torch::kInt64);
   return batch;
 }
 
@@ -54,6 +63,7 @@ Batch Batch::to(const torch::Device& device) const {
   moved.src = src.to(device);
   moved.tgt_in = tgt_in.to(device);
   moved.tgt_out = tgt_out.to(device);
+  if (labels.defined()) moved.labels = labels.to(device);
   return moved;
 }
 

@@ -7,6 +7,8 @@
 //   tgt_out = x y </s>            [B, T]  (tgt_in shifted left by one)
 //
 // Shorter rows are right-padded with pad; all tensors are int64 on the CPU.
+// Classification examples (label >= 0) also give labels [B]; their empty
+// targets make tgt_in = <s> and tgt_out = </s>.
 // An empty list gives B = 0 tensors of shape [0, 0] and zero counts, so an
 // empty micro-batch flows through without special cases here.
 #pragma once
@@ -24,6 +26,7 @@ struct Batch {
   torch::Tensor src;      // [B, S] int64
   torch::Tensor tgt_in;   // [B, T] int64
   torch::Tensor tgt_out;  // [B, T] int64
+  torch::Tensor labels;   // [B] int64 class ids (classification); undefined otherwise
   int64_t num_src_tokens = 0;  // non-pad entries of src (eos included)
   int64_t num_tgt_tokens = 0;  // non-pad entries of tgt_out: the tokens the loss counts
   std::vector<int64_t> ids;    // [B] Example::id of each row

@@ -1,5 +1,7 @@
 #include "trainer/model/transformer.h"
 
+#include "trainer/model/initialization.h"
+
 namespace model {
 
 namespace {
@@ -22,20 +24,7 @@ EncoderDecoderImpl::EncoderDecoderImpl(const ModelConfig& config) : config_(vali
   // A tied weight stays registered by the embedding only.
   generator_ = register_module(
       "generator", Generator(c.d_model, c.tgt_vocab, c.tie_output ? tgt_embed_->weight() : torch::Tensor()));
-  init_parameters();
-}
-
-// As in the Annotated Transformer: Xavier-uniform for every matrix (embeddings
-// included); biases zero. LayerNorm gains keep their initial 1.
-void EncoderDecoderImpl::init_parameters() {
-  for (auto& parameter : named_parameters()) {
-    const auto& name = parameter.key();
-    if (parameter->dim() > 1) {
-      torch::nn::init::xavier_uniform_(parameter.value());
-    } else if (name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0) {
-      torch::nn::init::zeros_(parameter.value());
-    }
-  }
+  xavier_init(*this);
 }
 
 torch::Tensor EncoderDecoderImpl::encode(const torch::Tensor& src, const torch::Tensor& src_mask) {

@@ -37,8 +37,6 @@ class EncoderDecoderImpl : public torch::nn::Module {
   Generator& generator() { return generator_; }
 
  private:
-  void init_parameters();
-
   ModelConfig config_;
   Embeddings src_embed_{nullptr};
   Embeddings tgt_embed_{nullptr};  // the same module as src_embed_ when shared

@@ -37,7 +37,7 @@
 #include "trainer/dist/grad_sync.h"
 #include "trainer/dist/make_communicator.h"
 #include "trainer/model/transformer.h"
-#include "trainer/train/batch_loss.h"
+#include "trainer/train/objective.h"
 #include "trainer/train/checkpoint.h"
 #include "trainer/train/finished_marker.h"
 #include "trainer/train/exit_codes.h"
@@ -140,9 +140,6 @@ class Trainer {
         run_dir_(cfg.run_dir()), watchdog_(watchdog),
         train_set_(cfg.data.dir, "train", dataset_options(cfg)),
         batcher_(train_set_.lengths(), batcher_options(cfg)),
-        model_(nullptr),
-        loss_(train_set_.manifest().tgt_vocab_size, train_set_.manifest().special.pad,
-              cfg.optim.label_smoothing),
         schedule_(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps, cfg.model.d_model),
         checkpoints_(run_dir_.string(), cfg.train.keep_last),
         manifest_sha_(data::sha256_file(fs::path(cfg.data.dir) / data::kManifestFile)),
@@ -156,10 +153,9 @@ class Trainer {
       validator_ = std::make_unique<Validator>(*valid_set_, cfg.data.batch_tokens);
     }
     torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
-    model_ = model::EncoderDecoder(
-        cfg.model_config(manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special.pad));
-    model_->to(device_);
-    params_ = model_->parameters();
+    objective_ = make_objective(cfg, manifest);
+    objective_->model().to(device_);
+    params_ = objective_->model().parameters();
     optimizer_ = std::make_unique<torch::optim::Adam>(
         params_, torch::optim::AdamOptions(cfg.optim.lr)
                      .betas({cfg.optim.beta1, cfg.optim.beta2})
@@ -204,11 +200,10 @@ class Trainer {
   std::unique_ptr<data::Dataset> valid_set_;
   std::unique_ptr<Validator> validator_;
 
-  model::EncoderDecoder model_;
+  std::unique_ptr<Objective> objective_;  // the model and its loss
   std::vector<torch::Tensor> params_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   std::unique_ptr<dist::GradSync> grad_sync_;
-  const LabelSmoothingLoss loss_;
   const LrSchedule schedule_;
   const Checkpoints checkpoints_;
   const std::string manifest_sha_;
@@ -243,7 +238,7 @@ void Trainer::start_or_resume(const std::string& resume) {
     const auto begin = Clock::now();
     const nlohmann::json state = read_checkpoint_state(chosen);
     check_resume_compatible(state, resolved_toml_, manifest_sha_);
-    load_state_dict(*model_, chosen + "/model.pt");
+    load_state_dict(objective_->model(), chosen + "/model.pt");
     torch::load(*optimizer_, chosen + "/optimizer.pt");
     step_ = state.at("step");
     epoch_ = state.at("epoch");
@@ -288,7 +283,7 @@ torch::Tensor Trainer::train_step(data::Prefetcher& prefetch, double& grad_norm,
     watchdog_.beat(step_, "forward/backward");
     phase = Clock::now();
     seed_dropout(static_cast<uint64_t>(cfg_.run.seed), step_, next->plan.part);
-    const LossSums s = batch_loss(model_, loss_, batch);
+    const LossSums s = objective_->loss(batch);
     s.smoothed.backward();
     sums[kSmoothed] += s.smoothed.detach().to(torch::kDouble);
     sums[kNll] += s.nll.to(torch::kDouble);
@@ -345,7 +340,7 @@ void Trainer::log(double lr) {
 
 bool Trainer::validate() {
   watchdog_.beat(step_, "validation");
-  const ValidationResult r = validator_->run(model_, loss_, *comm_, device_);
+  const ValidationResult r = validator_->run(*objective_, *comm_, device_);
   const bool improved = r.loss < best_valid_loss_;
   if (improved) {
     best_valid_loss_ = r.loss;
@@ -385,7 +380,7 @@ void Trainer::save() {
                          "(run.seed, step, micro-batch)"},
         {"config", resolved_toml_}};
     const auto begin = Clock::now();
-    const std::string dir = checkpoints_.save(step_, *model_, *optimizer_, state);
+    const std::string dir = checkpoints_.save(step_, objective_->model(), *optimizer_, state);
     spdlog::info("checkpoint {} ({:.1f} s)", dir, seconds_since(begin));
   }
   comm_->barrier();
@@ -413,7 +408,7 @@ int Trainer::run(const std::string& resume) {
                grad_sync_->bucket_layout().size(),
                cfg_.dist.overlap ? " overlapped with backward" : "");
 
-  model_->train();
+  objective_->model().train();
   start_ = Clock::now();
   window_.start = start_;
   data::PlanOptions plan;

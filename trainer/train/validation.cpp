@@ -1,28 +1,27 @@
 #include "trainer/train/validation.h"
 
 #include "data_pipeline/loader/collate.h"
-#include "trainer/train/batch_loss.h"
 
 namespace train {
 
 Validator::Validator(const data::Dataset& valid, int64_t batch_tokens)
     : valid_(valid), batches_(data::length_sorted_batches(valid.lengths(), batch_tokens)) {}
 
-ValidationResult Validator::run(model::EncoderDecoder& model, const LabelSmoothingLoss& loss,
-                                dist::Communicator& comm, const torch::Device& device) const {
+ValidationResult Validator::run(Objective& objective, dist::Communicator& comm,
+                                const torch::Device& device) const {
   torch::NoGradGuard no_grad;
-  model->eval();
+  objective.model().eval();
   auto sums = torch::zeros({3}, torch::dtype(torch::kDouble).device(device));  // loss, nll, tokens
   for (size_t b = comm.rank(); b < batches_.size(); b += comm.world_size()) {
     std::vector<data::Example> examples;
     for (int64_t i : batches_[b]) examples.push_back(valid_.get(i));
     const data::Batch batch = data::collate(examples, valid_.manifest().special).to(device);
-    const LossSums s = batch_loss(model, loss, batch);
+    const LossSums s = objective.loss(batch);
     sums[0] += s.smoothed.to(torch::kDouble);
     sums[1] += s.nll.to(torch::kDouble);
     sums[2] += static_cast<double>(s.tokens);
   }
-  model->train();
+  objective.model().train();
   comm.allreduce_sum(sums);
   sums = sums.cpu();
   const double tokens = sums[2].item<double>();

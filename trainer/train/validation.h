@@ -8,14 +8,13 @@
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/dataset.h"
 #include "trainer/dist/communicator.h"
-#include "trainer/model/transformer.h"
-#include "trainer/train/label_smoothing.h"
+#include "trainer/train/objective.h"
 
 namespace train {
 
 struct ValidationResult {
-  double loss = 0;  // label-smoothed, per target token
-  double nll = 0;   // per target token; perplexity = exp(nll)
+  double loss = 0;  // label-smoothed, per target token (per example for classification)
+  double nll = 0;   // per target token (example); perplexity = exp(nll)
   double tokens = 0;
 };
 
@@ -23,8 +22,7 @@ class Validator {
  public:
   Validator(const data::Dataset& valid, int64_t batch_tokens);
   // Collective. The model is left in training mode.
-  ValidationResult run(model::EncoderDecoder& model, const LabelSmoothingLoss& loss,
-                       dist::Communicator& comm, const torch::Device& device) const;
+  ValidationResult run(Objective& objective, dist::Communicator& comm, const torch::Device& device) const;
 
  private:
   const data::Dataset& valid_;
