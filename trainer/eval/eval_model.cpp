@@ -10,6 +10,10 @@ namespace eval {
 
 namespace fs = std::filesystem;
 
+std::string dataset_dir(const std::string& run_dir, const std::string& data_dir) {
+  return data_dir.empty() ? config::read_run_config(run_dir + "/config.toml").data.dir : data_dir;
+}
+
 EvalModel load_eval_model(const std::string& run_dir, const std::string& data_dir,
                           const std::vector<std::string>& checkpoints) {
   EvalModel m;
@@ -18,18 +22,23 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   m.manifest = data::read_manifest(m.data_dir);
   m.tgt_tokenizer = data::load_tokenizer(m.manifest.tokenizer_kind,
                                          fs::path(m.data_dir) / m.manifest.tgt_tokenizer_file);
-  m.model = model::EncoderDecoder(m.cfg.model_config(m.manifest.src_vocab_size,
-                                                     m.manifest.tgt_vocab_size, m.manifest.special.pad));
+  m.objective = train::make_objective(m.cfg, m.manifest);
   try {
-    load_averaged(*m.model, checkpoints);
+    load_averaged(m.objective->model(), checkpoints);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
                              m.data_dir + "?)");
   }
-  m.model->eval();
+  m.objective->model().eval();
   m.checkpoints = checkpoints;
   m.step = train::read_checkpoint_state(checkpoints.back()).at("step").get<int64_t>();
   return m;
+}
+
+model::EncoderDecoder& EvalModel::encoder_decoder() {
+  auto* seq2seq = dynamic_cast<train::Seq2SeqObjective*>(objective.get());
+  if (seq2seq == nullptr) throw std::invalid_argument("dataset " + data_dir + " is a classification task: nothing to decode");
+  return seq2seq->encoder_decoder();
 }
 
 }  // namespace eval

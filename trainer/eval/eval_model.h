@@ -1,6 +1,7 @@
 // A training run's model, ready for inference: the run's saved config, the
-// dataset's manifest and target tokenizer, weights from one checkpoint or the
-// mean of several (checkpoint_average.h), in eval mode.
+// dataset's manifest and target tokenizer, the task's model and loss
+// (train/objective.h) with weights from one checkpoint or the mean of several
+// (checkpoint_average.h), in eval mode.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -10,7 +11,7 @@
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/tokenizer.h"
 #include "trainer/config/run_config.h"
-#include "trainer/model/transformer.h"
+#include "trainer/train/objective.h"
 
 namespace eval {
 
@@ -19,10 +20,17 @@ struct EvalModel {
   std::string data_dir;
   data::Manifest manifest;
   std::unique_ptr<data::Tokenizer> tgt_tokenizer;
-  model::EncoderDecoder model{nullptr};
+  std::unique_ptr<train::Objective> objective;
   std::vector<std::string> checkpoints;  // the weights' sources, oldest first
   int64_t step = 0;                      // training step of the newest
+
+  bool classification() const { return manifest.task == "classification"; }
+  // The seq2seq model, for decoding; throws for a classification run.
+  model::EncoderDecoder& encoder_decoder();
 };
+
+// The dataset a run is evaluated on: data_dir, or when empty the run's data.dir.
+std::string dataset_dir(const std::string& run_dir, const std::string& data_dir);
 
 // data_dir empty: the run's data.dir. A checkpoint whose tensors do not fit
 // the dataset's vocabulary is an error naming the tensor, the file and the dataset.

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data_pipeline/dataset.h"
 #include "launch/logging.h"
 #include "launch/process.h"
 #include "trainer/dist/mpi_communicator.h"
@@ -55,6 +56,8 @@ bool interactive(int fd) {
 
 int run(const Cli& cli, const launch::ProcessInfo& info) {
   dist::MpiCommunicator comm;
+  if (cli.translate.empty())  // a missing split is named before any checkpoint is looked for
+    data::Dataset(eval::dataset_dir(cli.run_dir, cli.data_dir), cli.eval.split);
   if (cli.watch) {
     eval::WatchOptions watch;
     watch.run_dir = cli.run_dir;
@@ -66,7 +69,7 @@ int run(const Cli& cli, const launch::ProcessInfo& info) {
   const auto checkpoints = eval::select_checkpoints(cli.run_dir, cli.checkpoint, cli.average_last);
   eval::EvalModel m = eval::load_eval_model(cli.run_dir, cli.data_dir, checkpoints);
   if (!cli.save_weights.empty() && info.rank == 0) {
-    train::save_state_dict(*m.model, cli.save_weights);
+    train::save_state_dict(m.objective->model(), cli.save_weights);
     spdlog::info("weights of {} checkpoint(s) saved to {}", checkpoints.size(), cli.save_weights);
   }
   if (!cli.translate.empty()) {

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -11,9 +12,9 @@
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/loader/collate.h"
 #include "trainer/dist/gather_text.h"
+#include "trainer/eval/metrics/classification_metrics.h"
 #include "trainer/eval/references.h"
 #include "trainer/eval/text_metrics.h"
-#include "trainer/train/batch_loss.h"
 
 namespace eval {
 
@@ -22,23 +23,64 @@ using nlohmann::json;
 
 namespace {
 
-// This rank's share: {"batches": [[i, smoothed, nll, tokens], ...],
-//                     "hypotheses": [[example index, [ids...]], ...]}
+// What each example's row of a batch gives: seq2seq -> the hypothesis' token
+// ids; classification -> the predicted label id.
+std::vector<json> predict(EvalModel& m, const data::Batch& batch, const DecodeOptions& decode) {
+  std::vector<json> out;
+  if (m.classification()) {
+    auto& classifier = dynamic_cast<train::ClassificationObjective&>(*m.objective).classifier();
+    const auto labels = classifier->forward(batch.src).argmax(-1).cpu();  // [B]
+    for (int64_t b = 0; b < labels.size(0); ++b) out.emplace_back(labels[b].item<int64_t>());
+    return out;
+  }
+  for (auto& ids : decode_batch(m.encoder_decoder(), batch.src, m.manifest.special, decode)) out.emplace_back(ids);
+  return out;
+}
+
+// This rank's share: {"batches": [[i, smoothed, nll, count], ...],
+//                     "outputs": [[example index, prediction], ...]}
 json score_batches(EvalModel& m, const data::Dataset& dataset, const std::vector<data::GlobalBatch>& batches,
                    const EvalOptions& options, int rank, int world) {
-  const train::LabelSmoothingLoss loss(m.manifest.tgt_vocab_size, m.manifest.special.pad,
-                                       m.cfg.optim.label_smoothing);
-  json mine = {{"batches", json::array()}, {"hypotheses", json::array()}};
+  json mine = {{"batches", json::array()}, {"outputs", json::array()}};
   for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(world)) {
     std::vector<data::Example> examples;
     for (int64_t index : batches[i]) examples.push_back(dataset.get(index));
     const data::Batch batch = data::collate(examples, m.manifest.special);
-    const train::LossSums sums = train::batch_loss(m.model, loss, batch);
+    const train::LossSums sums = m.objective->loss(batch);
     mine["batches"].push_back({i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens});
-    const auto hyps = decode_batch(m.model, batch.src, m.manifest.special, options.decode);
-    for (size_t b = 0; b < hyps.size(); ++b) mine["hypotheses"].push_back({batches[i][b], hyps[b]});
+    const auto predictions = predict(m, batch, options.decode);
+    for (size_t b = 0; b < predictions.size(); ++b) mine["outputs"].push_back({batches[i][b], predictions[b]});
   }
   return mine;
+}
+
+// Seq2seq: exact match, BLEU, chrF; the hypotheses, detokenized, in input order.
+json seq2seq_report(EvalModel& m, const data::Dataset& dataset, const std::vector<json>& outputs,
+                    const EvalOptions& options, std::vector<std::string>& lines) {
+  int64_t exact = 0;
+  for (int64_t i = 0; i < dataset.size(); ++i) {
+    const auto ids = outputs[i].get<std::vector<int32_t>>();
+    if (ids == dataset.get(i).tgt) ++exact;
+    lines.push_back(m.tgt_tokenizer->decode(ids));
+  }
+  const References refs = read_references(m, dataset, options.split);
+  json report = {{"exact_match", static_cast<double>(exact) / static_cast<double>(dataset.size())},
+                 {"decode", describe(options.decode)}, {"references", refs.source}};
+  report.update(text_metrics(lines, refs.lines, options.bleu_tokenize, m.manifest.tokenizer_kind));
+  return report;
+}
+
+// Classification: accuracy and macro-F1; the predicted label names, in input order.
+json classification_report(const data::Dataset& dataset, const std::vector<json>& outputs,
+                           std::vector<std::string>& lines) {
+  std::vector<int64_t> references, predictions;
+  for (int64_t i = 0; i < dataset.size(); ++i) {
+    references.push_back(dataset.get(i).label);
+    predictions.push_back(outputs[i].get<int64_t>());
+    lines.push_back(dataset.labels().name(static_cast<int32_t>(predictions.back())));
+  }
+  return {{"accuracy", metrics::accuracy(references, predictions)},
+          {"macro_f1", metrics::macro_f1(references, predictions)}};
 }
 
 }  // namespace
@@ -58,40 +100,34 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, dist::Communicator
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (comm.rank() != 0) return nullptr;
 
-  // Sums in batch order, hypotheses in input order: the same for any number of ranks.
+  // Sums in batch order, outputs in input order: the same for any number of ranks.
   std::vector<std::array<double, 3>> per_batch(batches.size());
-  std::vector<std::vector<int32_t>> hyp_ids(static_cast<size_t>(dataset.size()));
+  std::vector<json> outputs(static_cast<size_t>(dataset.size()));
   for (const auto& text : gathered) {
     const json part = json::parse(text);
     for (const auto& b : part["batches"])
       per_batch[b[0].get<size_t>()] = {b[1].get<double>(), b[2].get<double>(), b[3].get<double>()};
-    for (const auto& h : part["hypotheses"]) hyp_ids[h[0].get<size_t>()] = h[1].get<std::vector<int32_t>>();
+    for (const auto& o : part["outputs"]) outputs[o[0].get<size_t>()] = o[1];
   }
-  double smoothed = 0, nll = 0, tokens = 0;
-  for (const auto& [s, n, t] : per_batch) smoothed += s, nll += n, tokens += t;
+  double smoothed = 0, nll = 0, count = 0;
+  for (const auto& [s, n, c] : per_batch) smoothed += s, nll += n, count += c;
 
-  int64_t exact = 0;
-  std::vector<std::string> hypotheses;
-  for (int64_t i = 0; i < dataset.size(); ++i) {
-    if (hyp_ids[i] == dataset.get(i).tgt) ++exact;
-    hypotheses.push_back(m.tgt_tokenizer->decode(hyp_ids[i]));
-  }
-  const References refs = read_references(m, dataset, options.split);
-
+  std::vector<std::string> lines;  // one output line per example
   json results = {
-      {"split", options.split}, {"checkpoints", m.checkpoints}, {"step", m.step},
-      {"dataset", m.data_dir}, {"num_examples", dataset.size()}, {"target_tokens", tokens},
-      {"loss", smoothed / tokens}, {"nll", nll / tokens}, {"ppl", std::exp(nll / tokens)},
-      {"exact_match", static_cast<double>(exact) / static_cast<double>(dataset.size())},
-      {"decode", describe(options.decode)}, {"references", refs.source},
+      {"task", m.manifest.task}, {"split", options.split}, {"checkpoints", m.checkpoints}, {"step", m.step},
+      {"dataset", m.data_dir}, {"num_examples", dataset.size()},
+      {m.classification() ? "examples" : "target_tokens", count},
+      {"loss", smoothed / count}, {"nll", nll / count}, {"ppl", std::exp(nll / count)},
       {"ranks", comm.world_size()}, {"seconds", seconds},
       {"sentences_per_s", static_cast<double>(dataset.size()) / seconds}};
-  results.update(text_metrics(hypotheses, refs.lines, options.bleu_tokenize, m.manifest.tokenizer_kind));
+  results.update(m.classification() ? classification_report(dataset, outputs, lines)
+                                    : seq2seq_report(m, dataset, outputs, options, lines));
 
   const fs::path out_dir(options.out_dir);
   fs::create_directories(out_dir);
-  std::ofstream hyp_file(out_dir / "hypotheses.txt");
-  for (const auto& h : hypotheses) hyp_file << h << "\n";
+  const std::string lines_file = m.classification() ? "predictions.txt" : "hypotheses.txt";
+  std::ofstream out(out_dir / lines_file);
+  for (const auto& line : lines) out << line << "\n";
   std::ofstream(out_dir / "results.json") << results.dump(2) << "\n";
   spdlog::info("results in {}", (out_dir / "results.json").string());
   return results;

@@ -28,7 +28,7 @@ std::vector<std::string> translate_chunk(EvalModel& m, const std::vector<data::E
     std::vector<data::Example> examples;
     for (int64_t i : indices) examples.push_back(sources[i]);
     const data::Batch batch = data::collate(examples, m.manifest.special);
-    const auto hyps = decode_batch(m.model, batch.src, m.manifest.special, options.decode);
+    const auto hyps = decode_batch(m.encoder_decoder(), batch.src, m.manifest.special, options.decode);
     for (size_t b = 0; b < indices.size(); ++b) out[indices[b]] = m.tgt_tokenizer->decode(hyps[b]);
   }
   return out;
