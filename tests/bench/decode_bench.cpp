@@ -8,9 +8,11 @@
 // sentences/s and generated target tokens/s (beam: tokens of the answers).
 //
 //   build/bench/decode_bench [size=base|small] [sentences=64] [src_len=24] [batch_sentences=32] [extra=0]
+//                            [threads=all cores]
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include <torch/torch.h>
 
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
   const int64_t src_len = argc > 3 ? std::stoll(argv[3]) : 24;
   const int64_t batch = argc > 4 ? std::stoll(argv[4]) : 32;
   const int64_t extra = argc > 5 ? std::stoll(argv[5]) : 0;
+  torch::set_num_threads(argc > 6 ? std::stoi(argv[6]) : static_cast<int>(std::thread::hardware_concurrency()));
   torch::manual_seed(1);
   const model::ModelConfig config = config_of(size);
   model::EncoderDecoder model(config);

@@ -2,9 +2,9 @@
 // model: log-probabilities of the next token for a batch of prefixes, and a
 // way to keep only some rows (finished sentences leave, beams are reordered).
 //
-// TransformerDecoderState runs the encoder once and the decoder on the whole
-// prefix at every step (the Annotated Transformer's greedy_decode does the
-// same; no key/value cache).
+// TransformerDecoderState runs the encoder once and the decoder
+// incrementally: each call computes only the newest position, attending over
+// the keys and values cached for the earlier ones (model/decoder_cache.h).
 #pragma once
 #include <torch/torch.h>
 
@@ -15,7 +15,8 @@ namespace eval {
 class DecoderState {
  public:
   virtual ~DecoderState() = default;
-  // prefixes [N, t] int64 (bos first) -> log p(next token) [N, V] float32
+  // prefixes [N, t] int64 (bos first) -> log p(next token) [N, V] float32.
+  // Calls come in order: t = 1, 2, ... (rows kept by select_rows in between).
   virtual torch::Tensor next_log_probs(const torch::Tensor& prefixes) = 0;
   // Keep rows `rows` [N'] int64 (indices into the current N rows, repeats allowed).
   virtual void select_rows(const torch::Tensor& rows) = 0;
@@ -32,8 +33,8 @@ class TransformerDecoderState : public DecoderState {
 
  private:
   model::EncoderDecoder& model_;
-  torch::Tensor src_mask_;  // [N, 1, 1, S]
-  torch::Tensor memory_;    // [N, S, d_model]
+  torch::Tensor src_mask_;     // [N, 1, 1, S]
+  model::DecoderCache cache_;  // keys and values of the memory and of positions < t
 };
 
 }  // namespace eval

@@ -54,13 +54,31 @@ torch::Tensor MultiHeadedAttentionImpl::forward_self(const torch::Tensor& x, con
 
 torch::Tensor MultiHeadedAttentionImpl::forward_cross(const torch::Tensor& x, const torch::Tensor& memory,
                                                       const torch::Tensor& mask) {
-  namespace F = torch::nn::functional;
-  // Q = x W^Q^T + b_Q: the first D rows            // [B, Tq, D]
-  auto q = F::linear(x, in_proj_weight_.slice(0, 0, d_model_), in_proj_bias_.slice(0, 0, d_model_));
+  const auto [keys, values] = memory_keys_values(memory);
+  return forward_cross_cached(x, keys, values, mask);
+}
+
+torch::Tensor MultiHeadedAttentionImpl::forward_self_step(const torch::Tensor& x, torch::Tensor& keys,
+                                                          torch::Tensor& values) {
+  auto qkv = split_heads(torch::nn::functional::linear(x, in_proj_weight_, in_proj_bias_), 3);  // 3 x [B, h, 1, d_k]
+  keys = keys.defined() ? torch::cat({keys, qkv[1]}, 2) : qkv[1];        // [B, h, t + 1, d_k]
+  values = values.defined() ? torch::cat({values, qkv[2]}, 2) : qkv[2];  // [B, h, t + 1, d_k]
+  return attend(qkv[0], keys, values, {});  // every earlier position is visible: no mask
+}
+
+std::pair<torch::Tensor, torch::Tensor> MultiHeadedAttentionImpl::memory_keys_values(const torch::Tensor& memory) {
   // [K V] = memory [W^K; W^V]^T + b: the last 2D rows, one GEMM   // [B, Tk, 2D]
-  auto kv = F::linear(memory, in_proj_weight_.slice(0, d_model_), in_proj_bias_.slice(0, d_model_));
+  auto kv = torch::nn::functional::linear(memory, in_proj_weight_.slice(0, d_model_),
+                                          in_proj_bias_.slice(0, d_model_));
   auto k_v = split_heads(kv, 2);
-  return attend(split_heads(q, 1)[0], k_v[0], k_v[1], mask);
+  return {k_v[0], k_v[1]};
+}
+
+torch::Tensor MultiHeadedAttentionImpl::forward_cross_cached(const torch::Tensor& x, const torch::Tensor& keys,
+                                                             const torch::Tensor& values, const torch::Tensor& mask) {
+  // Q = x W^Q^T + b_Q: the first D rows            // [B, Tq, D]
+  auto q = torch::nn::functional::linear(x, in_proj_weight_.slice(0, 0, d_model_), in_proj_bias_.slice(0, 0, d_model_));
+  return attend(split_heads(q, 1)[0], keys, values, mask);
 }
 
 torch::Tensor MultiHeadedAttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k,

@@ -7,6 +7,9 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <utility>
+#include <vector>
+
 namespace model {
 
 class MultiHeadedAttentionImpl : public torch::nn::Module {
@@ -21,6 +24,17 @@ class MultiHeadedAttentionImpl : public torch::nn::Module {
   // x [B, Tq, D], memory [B, Tk, D], mask broadcastable to [B, h, Tq, Tk] -> [B, Tq, D]
   torch::Tensor forward_cross(const torch::Tensor& x, const torch::Tensor& memory,
                               const torch::Tensor& mask);
+
+  // Incremental decoding (decoder_cache.h).
+  // Self-attention of the newest position x [B, 1, D] over itself and the
+  // positions before it, whose keys and values [B, h, t, d_k] are extended
+  // by its own -> [B, 1, D]
+  torch::Tensor forward_self_step(const torch::Tensor& x, torch::Tensor& keys, torch::Tensor& values);
+  // K and V of memory [B, Tk, D] -> two [B, h, Tk, d_k]
+  std::pair<torch::Tensor, torch::Tensor> memory_keys_values(const torch::Tensor& memory);
+  // Encoder-decoder attention with memory_keys_values() given -> [B, Tq, D]
+  torch::Tensor forward_cross_cached(const torch::Tensor& x, const torch::Tensor& keys,
+                                     const torch::Tensor& values, const torch::Tensor& mask);
 
  private:
   // [B, T, n*D] -> n tensors [B, h, T, d_k] (views, no copy)

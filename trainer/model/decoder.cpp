@@ -17,6 +17,22 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Ten
   return feed_forward_sublayer_(h, [&](const torch::Tensor& y) { return feed_forward_(y); });
 }
 
+LayerCache DecoderLayerImpl::start_cache(const torch::Tensor& memory) {
+  LayerCache cache;
+  std::tie(cache.cross_keys, cache.cross_values) = src_attn_->memory_keys_values(memory);
+  return cache;
+}
+
+torch::Tensor DecoderLayerImpl::forward_step(const torch::Tensor& x, const torch::Tensor& src_mask, LayerCache& cache) {
+  auto h = self_attn_sublayer_(x, [&](const torch::Tensor& y) {
+    return self_attn_->forward_self_step(y, cache.self_keys, cache.self_values);
+  });
+  h = src_attn_sublayer_(h, [&](const torch::Tensor& y) {
+    return src_attn_->forward_cross_cached(y, cache.cross_keys, cache.cross_values, src_mask);
+  });
+  return feed_forward_sublayer_(h, [&](const torch::Tensor& y) { return feed_forward_(y); });
+}
+
 DecoderImpl::DecoderImpl(const ModelConfig& c) {
   for (int64_t i = 0; i < c.decoder_layers; ++i) layers_->push_back(DecoderLayer(c));
   register_module("layers", layers_);
@@ -26,6 +42,19 @@ DecoderImpl::DecoderImpl(const ModelConfig& c) {
 torch::Tensor DecoderImpl::forward(torch::Tensor x, const torch::Tensor& memory, const torch::Tensor& src_mask,
                                    const torch::Tensor& tgt_mask) {
   for (const auto& layer : *layers_) x = layer->as<DecoderLayerImpl>()->forward(x, memory, src_mask, tgt_mask);
+  return norm_ ? norm_(x) : x;
+}
+
+DecoderCache DecoderImpl::start_cache(const torch::Tensor& memory) {
+  DecoderCache cache;
+  for (const auto& layer : *layers_) cache.layers.push_back(layer->as<DecoderLayerImpl>()->start_cache(memory));
+  return cache;
+}
+
+torch::Tensor DecoderImpl::forward_step(torch::Tensor x, const torch::Tensor& src_mask, DecoderCache& cache) {
+  for (size_t i = 0; i < layers_->size(); ++i)
+    x = layers_[i]->as<DecoderLayerImpl>()->forward_step(x, src_mask, cache.layers[i]);
+  ++cache.length;
   return norm_ ? norm_(x) : x;
 }
 

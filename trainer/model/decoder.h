@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "trainer/model/attention.h"
+#include "trainer/model/decoder_cache.h"
 #include "trainer/model/feed_forward.h"
 #include "trainer/model/model_config.h"
 #include "trainer/model/sublayer.h"
@@ -19,6 +20,11 @@ class DecoderLayerImpl : public torch::nn::Module {
   // src_mask bool [B, 1, 1, S], tgt_mask bool [B, 1, T, T] -> [B, T, d_model]
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& memory, const torch::Tensor& src_mask,
                         const torch::Tensor& tgt_mask);
+
+  // Incremental decoding: the cache of memory [B, S, d_model] (cross keys and values)
+  LayerCache start_cache(const torch::Tensor& memory);
+  // The newest position x [B, 1, d_model] -> [B, 1, d_model]; extends cache
+  torch::Tensor forward_step(const torch::Tensor& x, const torch::Tensor& src_mask, LayerCache& cache);
 
  private:
   MultiHeadedAttention self_attn_{nullptr};
@@ -38,6 +44,11 @@ class DecoderImpl : public torch::nn::Module {
   // src_mask bool [B, 1, 1, S], tgt_mask bool [B, 1, T, T] -> [B, T, d_model]
   torch::Tensor forward(torch::Tensor x, const torch::Tensor& memory, const torch::Tensor& src_mask,
                         const torch::Tensor& tgt_mask);
+
+  // Incremental decoding (decoder_cache.h): a cache for memory [B, S, d_model],
+  // then one position a call: x [B, 1, d_model] (embedded, position-encoded) -> [B, 1, d_model]
+  DecoderCache start_cache(const torch::Tensor& memory);
+  torch::Tensor forward_step(torch::Tensor x, const torch::Tensor& src_mask, DecoderCache& cache);
 
  private:
   torch::nn::ModuleList layers_;

@@ -29,15 +29,15 @@ PositionalEncodingImpl::PositionalEncodingImpl(int64_t d_model, double dropout, 
     : pe_(sinusoid_table(d_model, max_positions)),
       dropout_(register_module("dropout", torch::nn::Dropout(dropout))) {}
 
-torch::Tensor PositionalEncodingImpl::forward(const torch::Tensor& x) {
+torch::Tensor PositionalEncodingImpl::forward(const torch::Tensor& x, int64_t offset) {
   const int64_t length = x.size(1);
-  if (length > pe_.size(0)) {
-    throw std::out_of_range("positional encoding: sequence of length " + std::to_string(length) +
-                            " is longer than max_positions = " + std::to_string(pe_.size(0)));
+  if (offset + length > pe_.size(0)) {
+    throw std::out_of_range("positional encoding: position " + std::to_string(offset + length - 1) +
+                            " is beyond max_positions = " + std::to_string(pe_.size(0)));
   }
   if (pe_.device() != x.device()) pe_ = pe_.to(x.device());
   // [B, T, d_model] + [T, d_model]
-  return dropout_(x + pe_.slice(0, 0, length).to(x.scalar_type()));
+  return dropout_(x + pe_.slice(0, offset, offset + length).to(x.scalar_type()));
 }
 
 }  // namespace model

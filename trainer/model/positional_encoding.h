@@ -11,8 +11,9 @@ class PositionalEncodingImpl : public torch::nn::Module {
  public:
   PositionalEncodingImpl(int64_t d_model, double dropout, int64_t max_positions);
 
-  // [B, T, d_model] -> [B, T, d_model]; throws std::out_of_range if T > max_positions.
-  torch::Tensor forward(const torch::Tensor& x);
+  // x at positions offset .. offset + T - 1: [B, T, d_model] -> [B, T, d_model];
+  // throws std::out_of_range past max_positions.
+  torch::Tensor forward(const torch::Tensor& x, int64_t offset = 0);
 
  private:
   // [max_positions, d_model] float32. A plain member, not a buffer: it is a

@@ -36,6 +36,15 @@ torch::Tensor EncoderDecoderImpl::decode(const torch::Tensor& memory, const torc
   return decoder_(position_(tgt_embed_(tgt_in)), memory, src_mask, tgt_mask);  // [B, T, d_model]
 }
 
+DecoderCache EncoderDecoderImpl::start_decoding(const torch::Tensor& memory) {
+  return decoder_->start_cache(memory);
+}
+
+torch::Tensor EncoderDecoderImpl::decode_step(const torch::Tensor& tokens, const torch::Tensor& src_mask,
+                                              DecoderCache& cache) {
+  return decoder_->forward_step(position_(tgt_embed_(tokens), cache.length), src_mask, cache);  // [B, 1, d_model]
+}
+
 torch::Tensor EncoderDecoderImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt_in,
                                           const torch::Tensor& src_mask, const torch::Tensor& tgt_mask) {
   return generator_(decode(encode(src, src_mask), src_mask, tgt_in, tgt_mask));  // [B, T, tgt_vocab]

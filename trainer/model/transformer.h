@@ -28,6 +28,12 @@ class EncoderDecoderImpl : public torch::nn::Module {
   torch::Tensor decode(const torch::Tensor& memory, const torch::Tensor& src_mask, const torch::Tensor& tgt_in,
                        const torch::Tensor& tgt_mask);
 
+  // Incremental decoding (decoder_cache.h): the cache for memory [B, S, d_model],
+  // then one target position a call: tokens [B, 1] int64 at position
+  // cache.length -> hidden [B, 1, d_model], the cache extended.
+  DecoderCache start_decoding(const torch::Tensor& memory);
+  torch::Tensor decode_step(const torch::Tensor& tokens, const torch::Tensor& src_mask, DecoderCache& cache);
+
   // Log-probabilities of the next target token, float32 [B, T, tgt_vocab].
   torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& tgt_in, const torch::Tensor& src_mask,
                         const torch::Tensor& tgt_mask);
