@@ -1,6 +1,8 @@
 #include "data_pipeline/loader/collate.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace data {
 
@@ -10,6 +12,21 @@ namespace {
 void put(torch::TensorAccessor<int64_t, 2>& out, int64_t row, int64_t column,
          const std::vector<int32_t>& tokens) {
   for (const int32_t token : tokens) out[row][column++] = token;
+}
+
+// [B] class ids, or undefined when no example has a label (seq2seq).
+torch::Tensor collate_labels(const std::vector<Example>& examples) {
+  const auto labelled = std::count_if(examples.begin(), examples.end(),
+                                      [](const Example& example) { return example.label >= 0; });
+  if (labelled == 0 && !examples.empty()) return {};
+  if (labelled != static_cast<int64_t>(examples.size())) {
+    throw std::invalid_argument("collate: " + std::to_string(labelled) + " of " +
+                                std::to_string(examples.size()) + " examples have a label");
+  }
+  auto labels = torch::empty({static_cast<int64_t>(examples.size())}, torch::kInt64);
+  auto out = labels.accessor<int64_t, 1>();
+  for (size_t row = 0; row < examples.size(); ++row) out[row] = examples[row].label;
+  return labels;
 }
 
 }  // namespace
@@ -46,6 +63,7 @@ Batch collate(const std::vector<Example>& examples, const SpecialIds& special) {
     batch.num_tgt_tokens += tgt_len + 1;
     batch.ids.push_back(example.id);
   }
+  batch.labels = collate_labels(examples);
   return batch;
 }
 
@@ -54,6 +72,7 @@ Batch Batch::to(const torch::Device& device) const {
   moved.src = src.to(device);
   moved.tgt_in = tgt_in.to(device);
   moved.tgt_out = tgt_out.to(device);
+  if (labels.defined()) moved.labels = labels.to(device);
   return moved;
 }
 
