@@ -7,9 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <numeric>
-#include <set>
 #include <stdexcept>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -19,9 +17,9 @@
 #include "data_pipeline/prepare/labeled_text.h"
 #include "data_pipeline/prepare/parallel_text.h"
 #include "data_pipeline/prepare/ranks.h"
+#include "data_pipeline/prepare/tokenizers.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
-#include "data_pipeline/vocab_tokenizer.h"
 
 namespace data {
 
@@ -30,13 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool is_synthetic(const std::string& task) {
-  return task == "copy" || task == "reverse" || task == "majority";
-}
-bool is_classification(const std::string& task) { return task == "classify" || task == "majority"; }
-
 void check_options(const PrepareOptions& options) {
-  if (options.task != "text" && options.task != "classify" && !is_synthetic(options.task)) {
+  if (options.task != "text" && options.task != "classify" && !is_synthetic_task(options.task)) {
     throw std::invalid_argument("unknown task '" + options.task +
                                 "' (expected copy, reverse, majority, text or classify)");
   }
@@ -45,7 +38,7 @@ void check_options(const PrepareOptions& options) {
   if (options.shard.deflate < 0 || options.shard.deflate > 9) {
     throw std::invalid_argument("deflate level must be in 0..9");
   }
-  if (!is_synthetic(options.task)) {
+  if (!is_synthetic_task(options.task)) {
     const auto& kinds = tokenizer_kinds();
     if (std::find(kinds.begin(), kinds.end(), options.tokenizer) == kinds.end()) {
       throw std::invalid_argument("unknown tokenizer kind '" + options.tokenizer + "'");
@@ -110,92 +103,6 @@ std::map<std::string, Split> open_splits(const PrepareOptions& options) {
     }
   }
   return splits;
-}
-
-// Up to `limit` of the kept training pairs, a uniform sample (reservoir,
-// seeded) when there are more: what tokenizers are trained on, so that
-// memory stays bounded however large the corpus.
-ParallelText sample_pairs(const PairSource& train, int64_t limit, uint64_t seed) {
-  ParallelText sample;
-  Rng rng(mix_seed(seed, 0x5a3b1e));
-  int64_t seen = 0;
-  CleaningReport ignored;
-  train.read(0, train.size(), ignored, [&](SentencePair& pair) {
-    ++seen;
-    if (static_cast<int64_t>(sample.src.size()) < limit) {
-      sample.src.push_back(std::move(pair.src));
-      sample.tgt.push_back(std::move(pair.tgt));
-      return;
-    }
-    const auto slot = static_cast<int64_t>(rng.below(static_cast<uint64_t>(seen)));
-    if (slot < limit) {
-      sample.src[slot] = std::move(pair.src);
-      sample.tgt[slot] = std::move(pair.tgt);
-    }
-  });
-  if (sample.src.empty()) throw std::runtime_error("no training pair is left after cleaning");
-  return sample;
-}
-
-// The source and target tokenizers; one shared object when joint.
-struct Tokenizers {
-  std::shared_ptr<Tokenizer> src;
-  std::shared_ptr<Tokenizer> tgt;
-  bool joint() const { return src == tgt; }
-};
-
-bool joint_tokenizer(const PrepareOptions& options) {
-  return is_synthetic(options.task) || is_classification(options.task) || options.joint_vocab ||
-         !options.spm_model.empty();
-}
-
-Tokenizers make_tokenizers(const PrepareOptions& options, const PairSource& train_pairs) {
-  if (is_synthetic(options.task)) {
-    auto symbols = std::make_shared<VocabTokenizer>(VocabTokenizer::Unit::kWord,
-                                                    Vocab(synthetic_symbols(options.synthetic.symbols)));
-    return {symbols, symbols};
-  }
-  if (options.tokenizer == "spm" && !options.spm_model.empty()) {
-    std::shared_ptr<Tokenizer> given = SentencePieceTokenizer::load(options.spm_model);
-    return {given, given};
-  }
-  const ParallelText train = sample_pairs(train_pairs, options.tokenizer_sample, options.seed);
-  const auto train_on = [&](std::vector<const std::vector<std::string>*> sides) {
-    std::vector<std::string_view> text;
-    for (const auto* lines : sides) text.insert(text.end(), lines->begin(), lines->end());
-    if (options.tokenizer == "spm")
-      return std::shared_ptr<Tokenizer>(SentencePieceTokenizer::train(text, options.spm));
-    return std::shared_ptr<Tokenizer>(train_tokenizer(options.tokenizer, text, options.vocab));
-  };
-  if (is_classification(options.task)) {  // the texts only: targets are labels
-    auto texts = train_on({&train.src});
-    return {texts, texts};
-  }
-  if (options.joint_vocab) {
-    auto joint = train_on({&train.src, &train.tgt});
-    return {joint, joint};
-  }
-  return {train_on({&train.src}), train_on({&train.tgt})};
-}
-
-// The classes: a synthetic task's, in order, or the labels of the (cleaned)
-// training split in byte order.
-LabelSet make_labels(const PrepareOptions& options, const PairSource& train) {
-  if (is_synthetic(options.task)) return LabelSet(synthetic_symbols(options.synthetic.classes));
-  std::set<std::string> names;
-  CleaningReport ignored;
-  train.read(0, train.size(), ignored, [&](SentencePair& pair) { names.insert(pair.tgt); });
-  if (names.size() < 2) {
-    throw std::runtime_error("the training split has " + std::to_string(names.size()) +
-                             " label(s); classification needs at least 2");
-  }
-  return LabelSet({names.begin(), names.end()});
-}
-
-// What rank 0 trained and saved in the dataset directory, as an encoder.
-std::shared_ptr<Tokenizer> load_encoder(const std::string& kind, const fs::path& file) {
-  if (kind == "spm") return SentencePieceTokenizer::load(file);
-  return load_tokenizer(kind, file);
 }
 
 // Shard files are first named per rank ("train.r0001-00000.h5"), then given
@@ -304,13 +211,13 @@ json describe(const PrepareOptions& options) {
   json described = {{"task", options.task},
                     {"shard_size", options.shard_size},
                     {"deflate", options.shard.deflate}};
-  if (is_synthetic(options.task)) {
+  if (is_synthetic_task(options.task)) {
     described.update({{"seed", options.seed},
                       {"sizes", options.sizes},
                       {"symbols", options.synthetic.symbols},
                       {"min_len", options.synthetic.min_len},
                       {"max_len", options.synthetic.max_len}});
-    if (is_classification(options.task)) described["classes"] = options.synthetic.classes;
+    if (is_classification_task(options.task)) described["classes"] = options.synthetic.classes;
   } else {
     json files = json::object();
     for (const auto& [split, pair] : options.text) {
@@ -347,11 +254,11 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
   together(ranks, [&] { splits = open_splits(options); });
 
   Manifest manifest;
-  manifest.tokenizer_kind = is_synthetic(options.task) ? "word" : options.tokenizer;
+  manifest.tokenizer_kind = is_synthetic_task(options.task) ? "word" : options.tokenizer;
   const bool joint = joint_tokenizer(options);
   manifest.src_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "src");
   manifest.tgt_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "tgt");
-  const bool classification = is_classification(options.task);
+  const bool classification = is_classification_task(options.task);
   if (classification) {
     manifest.task = kClassificationTask;
     manifest.labels_file = kLabelsFile;
@@ -403,7 +310,7 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
       }
       manifest.splits[split].sources = opened.sources;
       manifest.splits[split].shards = publish_shards(dir, split, shard_lists);
-      if (split == "train" && !is_synthetic(options.task)) {
+      if (split == "train" && !is_synthetic_task(options.task)) {
         spdlog::info("train: cleaning kept {} examples; dropped {} empty, {} too short, {} too long, "
                      "{} over the length ratio", cleaning.kept, cleaning.empty, cleaning.too_short,
                      cleaning.too_long, cleaning.ratio);

@@ -85,6 +85,15 @@ struct PrepareOptions {
   std::string command;  // the command line, recorded in the manifest
 };
 
+// Tasks by kind: copy, reverse and majority are synthetic; classify and
+// majority are classification tasks.
+inline bool is_synthetic_task(const std::string& task) {
+  return task == "copy" || task == "reverse" || task == "majority";
+}
+inline bool is_classification_task(const std::string& task) {
+  return task == "classify" || task == "majority";
+}
+
 // Builds the dataset and returns its manifest. Throws std::runtime_error or
 // std::invalid_argument with a message naming the file or option at fault.
 Manifest prepare_dataset(const PrepareOptions& options);
