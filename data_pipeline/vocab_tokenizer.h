@@ -2,6 +2,12 @@
 //
 //   word: "ein Haus ."  -> ["ein", "Haus", "."]        decode joins with ' '
 //   char: "春风 得意"    -> ["春", "风", " ", "得", "意"] decode joins with ''
+//
+// The char tokenizer keeps spaces: they are characters of the text (an
+// English side, say, needs them back when decoding). Text written with
+// spaces between its characters, as the public couplet corpora are, is read
+// with prepare_data --strip-spaces instead, which removes them before
+// tokenizing (prepare/text_lines.h).
 #pragma once
 #include <string>
 #include <string_view>

@@ -15,6 +15,14 @@ prepare_tiny() {  # <dir> [test size] [symbols]
     --valid-size 40 --test-size "${2:-0}" --min-len 2 --max-len 9 --symbols "${3:-13}" >/dev/null
 }
 
+# prepare_data on <ranks> MPI ranks into ./<out>, shards of 400 examples;
+# output in <out>.log, which is shown if it fails.
+prepare_on() {  # <ranks> <out> [prepare_data options...]
+  local ranks=$1 out=$2; shift 2
+  bash "$src/scripts/mpirun.sh" -np "$ranks" "$build/bin/prepare_data" --out "$out" \
+    --shard-size 400 "$@" > "$out.log" 2>&1 || fail "prepare_data -np $ranks $out" "$out.log"
+}
+
 # A tiny model on ./data, one thread per rank, runs in ./runs.
 TINY=(--data.dir data --data.batch_tokens 300 --model.d_model 32 --model.heads 4
       --model.d_ff 64 --model.encoder_layers 2 --model.decoder_layers 2

@@ -14,6 +14,21 @@ void put(torch::TensorAccessor<int64_t, 2>& out, int64_t row, int64_t column,
   for (const int32_t token : tokens) out[row][column++] = token;
 }
 
+// [B] class ids, or undefined when no example has a label (seq2seq).
+torch::Tensor collate_labels(const std::vector<Example>& examples) {
+  const auto labelled = std::count_if(examples.begin(), examples.end(),
+                                      [](const Example& example) { return example.label >= 0; });
+  if (labelled == 0 && !examples.empty()) return {};
+  if (labelled != static_cast<int64_t>(examples.size())) {
+    throw std::invalid_argument("collate: " + std::to_string(labelled) + " of " +
+                                std::to_string(examples.size()) + " examples have a label");
+  }
+  auto labels = torch::empty({static_cast<int64_t>(examples.size())}, torch::kInt64);
+  auto out = labels.accessor<int64_t, 1>();
+  for (size_t row = 0; row < examples.size(); ++row) out[row] = examples[row].label;
+  return labels;
+}
+
 }  // namespace
 
 Batch collate(const std::vector<Example>& examples, const SpecialIds& special) {
@@ -34,8 +49,6 @@ Batch collate(const std::vector<Example>& examples, const SpecialIds& special) {
   auto src = batch.src.accessor<int64_t, 2>();
   auto tgt_in = batch.tgt_in.accessor<int64_t, 2>();
   auto tgt_out = batch.tgt_out.accessor<int64_t, 2>();
-  const bool labelled = rows > 0 && examples[0].label >= 0;
-  std::vector<int64_t> labels;
   for (int64_t row = 0; row < rows; ++row) {
     const Example& example = examples[row];
     const auto src_len = static_cast<int64_t>(example.src.size());
@@ -49,12 +62,8 @@ Batch collate(const std::vector<Example>& examples, const SpecialIds& special) {
     batch.num_src_tokens += src_len + 1;
     batch.num_tgt_tokens += tgt_len + 1;
     batch.ids.push_back(example.id);
-    if (labelled != (example.label >= 0))
-      throw std::invalid_argument("collate: examples with and without labels in one batch (example id " +
-                                  std::to_string(example.id) + ")");
-    if (labelled) labels.push_back(example.label);
   }
-  if (labelled) batch.labels = torch::tensor(labels, torch::kInt64);
+  batch.labels = collate_labels(examples);
   return batch;
 }
 

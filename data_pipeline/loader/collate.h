@@ -7,10 +7,13 @@
 //   tgt_out = x y </s>            [B, T]  (tgt_in shifted left by one)
 //
 // Shorter rows are right-padded with pad; all tensors are int64 on the CPU.
-// Classification examples (label >= 0) also give labels [B]; their empty
-// targets make tgt_in = <s> and tgt_out = </s>.
-// An empty list gives B = 0 tensors of shape [0, 0] and zero counts, so an
-// empty micro-batch flows through without special cases here.
+// Classification examples (label >= 0, tgt empty) also give
+//
+//   labels  = class ids           [B]     (undefined for seq2seq examples)
+//
+// and their tgt_in / tgt_out are <s> / </s> alone. An empty list gives B = 0
+// tensors of shape [0, 0], labels of shape [0] and zero counts, so an empty
+// micro-batch flows through without special cases here.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -26,7 +29,7 @@ struct Batch {
   torch::Tensor src;      // [B, S] int64
   torch::Tensor tgt_in;   // [B, T] int64
   torch::Tensor tgt_out;  // [B, T] int64
-  torch::Tensor labels;   // [B] int64 class ids (classification); undefined otherwise
+  torch::Tensor labels;   // [B] int64 class ids (classification); undefined for seq2seq
   int64_t num_src_tokens = 0;  // non-pad entries of src (eos included)
   int64_t num_tgt_tokens = 0;  // non-pad entries of tgt_out: the tokens the loss counts
   std::vector<int64_t> ids;    // [B] Example::id of each row
@@ -34,6 +37,7 @@ struct Batch {
   Batch to(const torch::Device& device) const;  // the tensors on `device`
 };
 
+// Throws std::invalid_argument when some examples have labels and others not.
 Batch collate(const std::vector<Example>& examples, const SpecialIds& special);
 
 }  // namespace data

@@ -29,6 +29,23 @@ int64_t normalise_whitespace(std::string& line) {
   return words;
 }
 
+// Counts the decision about sides of `shorter` and `longer` words; true = keep.
+bool decide(int64_t shorter, int64_t longer, const CleaningOptions& options, CleaningReport& report) {
+  if (shorter == 0) {
+    ++report.empty;
+  } else if (shorter < options.min_words) {
+    ++report.too_short;
+  } else if (options.max_words > 0 && longer > options.max_words) {
+    ++report.too_long;
+  } else if (options.max_ratio > 0 && longer > options.max_ratio * shorter) {
+    ++report.ratio;
+  } else {
+    ++report.kept;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 nlohmann::json CleaningReport::to_json() const {
@@ -60,20 +77,14 @@ bool clean_pair(std::string& src, std::string& tgt, const CleaningOptions& optio
                 CleaningReport& report) {
   const int64_t src_words = normalise_whitespace(src);
   const int64_t tgt_words = normalise_whitespace(tgt);
-  const int64_t shorter = std::min(src_words, tgt_words), longer = std::max(src_words, tgt_words);
-  if (shorter == 0) {
-    ++report.empty;
-  } else if (shorter < options.min_words) {
-    ++report.too_short;
-  } else if (options.max_words > 0 && longer > options.max_words) {
-    ++report.too_long;
-  } else if (options.max_ratio > 0 && longer > options.max_ratio * shorter) {
-    ++report.ratio;
-  } else {
-    ++report.kept;
-    return true;
-  }
-  return false;
+  return decide(std::min(src_words, tgt_words), std::max(src_words, tgt_words), options, report);
+}
+
+bool clean_text(std::string& text, const CleaningOptions& options, CleaningReport& report) {
+  const int64_t words = normalise_whitespace(text);
+  CleaningOptions no_ratio = options;  // one side: no length ratio to judge
+  no_ratio.max_ratio = 0;
+  return decide(words, words, no_ratio, report);
 }
 
 }  // namespace data

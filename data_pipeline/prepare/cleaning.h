@@ -7,7 +7,8 @@
 // (words: whitespace-separated). Kept pairs get their whitespace normalised
 // (runs of spaces and tabs -> one space, none at either end), which is the
 // text SentencePiece round-trips exactly. Valid and test splits are never
-// cleaned: every test sentence is scored.
+// cleaned: every test sentence is scored. A single sentence (the text of a
+// classification example) is cleaned the same way, without the ratio.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -33,5 +34,7 @@ struct CleaningReport {
 // decision is counted in `report`.
 bool clean_pair(std::string& src, std::string& tgt, const CleaningOptions& options,
                 CleaningReport& report);
+// The same for one sentence (empty, too short, too long).
+bool clean_text(std::string& text, const CleaningOptions& options, CleaningReport& report);
 
 }  // namespace data

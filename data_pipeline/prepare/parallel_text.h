@@ -11,10 +11,12 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "data_pipeline/prepare/cleaning.h"
+#include "data_pipeline/prepare/text_lines.h"
 
 namespace data {
 
@@ -23,10 +25,18 @@ struct ParallelText {
   std::vector<std::string> tgt;  // [n]
 };
 
+// A sentence and its target: a translation (seq2seq) or, for a
+// classification task, the name of its class (labeled_text.h).
 struct SentencePair {
   int64_t id = 0;  // input line (0-based) or position
   std::string src;
   std::string tgt;
+};
+
+// Thrown by a visitor about the pair it was given; a source reading files
+// passes it on as std::runtime_error prefixed with "file:line: ".
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 class PairSource {
@@ -39,12 +49,22 @@ class PairSource {
                     const std::function<void(SentencePair&)>& visit) const = 0;
 };
 
-// Both files of a split, line-aligned. `cleaning` null: pairs are kept as
-// they are. Throws, naming the files, when either is missing or empty or
-// their line counts differ; reading throws with file:line on invalid UTF-8.
+// How text files are read into pairs.
+struct TextReadOptions {
+  const CleaningOptions* cleaning = nullptr;  // drop pairs as cleaning.h says; null = keep all
+  bool strip_spaces = false;  // remove_spaces() from every sentence, after cleaning
+};
+
+// Calls visit(pair), naming `lines`' current line in an InputError it throws.
+void visit_line(const LineReader& lines, const std::function<void(SentencePair&)>& visit,
+                SentencePair& pair);
+
+// Both files of a split, line-aligned. Throws, naming the files, when either
+// is missing or empty or their line counts differ; reading throws with
+// file:line on invalid UTF-8.
 std::unique_ptr<PairSource> text_pairs(const std::filesystem::path& src_file,
                                        const std::filesystem::path& tgt_file,
-                                       const CleaningOptions* cleaning);
+                                       const TextReadOptions& options);
 
 // Pairs held in memory (a synthetic task), ids = positions.
 std::unique_ptr<PairSource> memory_pairs(ParallelText text);

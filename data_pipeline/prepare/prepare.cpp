@@ -8,17 +8,18 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "data_pipeline/labels.h"
 #include "data_pipeline/prepare/cleaning.h"
+#include "data_pipeline/prepare/labeled_text.h"
 #include "data_pipeline/prepare/parallel_text.h"
 #include "data_pipeline/prepare/ranks.h"
+#include "data_pipeline/prepare/tokenizers.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
-#include "data_pipeline/vocab_tokenizer.h"
 
 namespace data {
 
@@ -27,24 +28,29 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool is_synthetic(const std::string& task) { return task == "copy" || task == "reverse"; }
-
 void check_options(const PrepareOptions& options) {
-  if (options.task != "text" && !is_synthetic(options.task)) {
-    throw std::invalid_argument("unknown task '" + options.task + "' (expected copy, reverse or text)");
+  if (options.task != "text" && options.task != "classify" && !is_synthetic_task(options.task)) {
+    throw std::invalid_argument("unknown task '" + options.task +
+                                "' (expected copy, reverse, majority, text or classify)");
   }
   if (options.shard_size < 1) throw std::invalid_argument("shard size must be at least 1");
   if (options.tokenizer_sample < 1) throw std::invalid_argument("tokenizer sample must be at least 1");
   if (options.shard.deflate < 0 || options.shard.deflate > 9) {
     throw std::invalid_argument("deflate level must be in 0..9");
   }
-  if (options.task == "text") {
+  if (!is_synthetic_task(options.task)) {
     const auto& kinds = tokenizer_kinds();
     if (std::find(kinds.begin(), kinds.end(), options.tokenizer) == kinds.end()) {
       throw std::invalid_argument("unknown tokenizer kind '" + options.tokenizer + "'");
     }
-    if (options.text.count("train") == 0) {
+    if (options.task == "text" && options.text.count("train") == 0) {
       throw std::invalid_argument("task text needs the training files --train-src and --train-tgt");
+    }
+    if (options.task == "classify" && options.tsv.count("train") == 0) {
+      throw std::invalid_argument("task classify needs the training file --train-tsv");
+    }
+    if (options.strip_spaces && options.tokenizer == "word") {
+      throw std::invalid_argument("--strip-spaces would leave one word a line: use --vocab char or spm");
     }
     return;
   }
@@ -65,20 +71,29 @@ struct Split {
   std::vector<SourceFile> sources;
 };
 
+// A text split's pairs and files (the source, then the target file, if any).
+Split open_text_split(const std::string& split, const std::vector<fs::path>& files,
+                      const PrepareOptions& options) {
+  const TextReadOptions read{split == "train" ? &options.cleaning : nullptr, options.strip_spaces};
+  Split opened;
+  opened.pairs = files.size() == 2 ? text_pairs(files[0], files[1], read) : labeled_text(files[0], read);
+  for (const auto& file : files) {
+    opened.sources.push_back({fs::absolute(file).lexically_normal().string(), sha256_file(file)});
+  }
+  return opened;
+}
+
 std::map<std::string, Split> open_splits(const PrepareOptions& options) {
   std::map<std::string, Split> splits;
   for (size_t index = 0; index < kSplits.size(); ++index) {
     const std::string& split = kSplits[index];
     if (options.task == "text") {
       const auto files = options.text.find(split);
-      if (files == options.text.end()) continue;
-      Split opened;
-      opened.pairs = text_pairs(files->second.src, files->second.tgt,
-                                split == "train" ? &options.cleaning : nullptr);
-      for (const auto& file : {files->second.src, files->second.tgt}) {
-        opened.sources.push_back({fs::absolute(file).lexically_normal().string(), sha256_file(file)});
-      }
-      splits[split] = std::move(opened);
+      if (files != options.text.end())
+        splits[split] = open_text_split(split, {files->second.src, files->second.tgt}, options);
+    } else if (options.task == "classify") {
+      const auto file = options.tsv.find(split);
+      if (file != options.tsv.end()) splits[split] = open_text_split(split, {file->second}, options);
     } else {
       const auto size = options.sizes.find(split);
       if (size == options.sizes.end() || size->second == 0) continue;
@@ -88,73 +103,6 @@ std::map<std::string, Split> open_splits(const PrepareOptions& options) {
     }
   }
   return splits;
-}
-
-// Up to `limit` of the kept training pairs, a uniform sample (reservoir,
-// seeded) when there are more: what tokenizers are trained on, so that
-// memory stays bounded however large the corpus.
-ParallelText sample_pairs(const PairSource& train, int64_t limit, uint64_t seed) {
-  ParallelText sample;
-  Rng rng(mix_seed(seed, 0x5a3b1e));
-  int64_t seen = 0;
-  CleaningReport ignored;
-  train.read(0, train.size(), ignored, [&](SentencePair& pair) {
-    ++seen;
-    if (static_cast<int64_t>(sample.src.size()) < limit) {
-      sample.src.push_back(std::move(pair.src));
-      sample.tgt.push_back(std::move(pair.tgt));
-      return;
-    }
-    const auto slot = static_cast<int64_t>(rng.below(static_cast<uint64_t>(seen)));
-    if (slot < limit) {
-      sample.src[slot] = std::move(pair.src);
-      sample.tgt[slot] = std::move(pair.tgt);
-    }
-  });
-  if (sample.src.empty()) throw std::runtime_error("no training pair is left after cleaning");
-  return sample;
-}
-
-// The source and target tokenizers; one shared object when joint.
-struct Tokenizers {
-  std::shared_ptr<Tokenizer> src;
-  std::shared_ptr<Tokenizer> tgt;
-  bool joint() const { return src == tgt; }
-};
-
-bool joint_tokenizer(const PrepareOptions& options) {
-  return is_synthetic(options.task) || options.joint_vocab || !options.spm_model.empty();
-}
-
-Tokenizers make_tokenizers(const PrepareOptions& options, const PairSource& train_pairs) {
-  if (is_synthetic(options.task)) {
-    auto symbols = std::make_shared<VocabTokenizer>(VocabTokenizer::Unit::kWord,
-                                                    Vocab(synthetic_symbols(options.synthetic.symbols)));
-    return {symbols, symbols};
-  }
-  if (options.tokenizer == "spm" && !options.spm_model.empty()) {
-    std::shared_ptr<Tokenizer> given = SentencePieceTokenizer::load(options.spm_model);
-    return {given, given};
-  }
-  const ParallelText train = sample_pairs(train_pairs, options.tokenizer_sample, options.seed);
-  const auto train_on = [&](std::vector<const std::vector<std::string>*> sides) {
-    std::vector<std::string_view> text;
-    for (const auto* lines : sides) text.insert(text.end(), lines->begin(), lines->end());
-    if (options.tokenizer == "spm")
-      return std::shared_ptr<Tokenizer>(SentencePieceTokenizer::train(text, options.spm));
-    return std::shared_ptr<Tokenizer>(train_tokenizer(options.tokenizer, text, options.vocab));
-  };
-  if (options.joint_vocab) {
-    auto joint = train_on({&train.src, &train.tgt});
-    return {joint, joint};
-  }
-  return {train_on({&train.src}), train_on({&train.tgt})};
-}
-
-// What rank 0 trained and saved in the dataset directory, as an encoder.
-std::shared_ptr<Tokenizer> load_encoder(const std::string& kind, const fs::path& file) {
-  if (kind == "spm") return SentencePieceTokenizer::load(file);
-  return load_tokenizer(kind, file);
 }
 
 // Shard files are first named per rank ("train.r0001-00000.h5"), then given
@@ -193,11 +141,12 @@ class Progress {
 };
 
 // Encodes this rank's range of a split into shards of at most shard_size
-// examples (and shard_bytes, when set). Returns the shards and what cleaning dropped.
+// examples (and shard_bytes, when set); with `labels` (classification), tgt
+// is the label's name. Returns the shards and what cleaning dropped.
 std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
     const fs::path& dir, const std::string& split, const PairSource& pairs,
-    const Tokenizers& tokenizers, const ShardAttrs& attrs, const PrepareOptions& options,
-    const Ranks& ranks) {
+    const Tokenizers& tokenizers, const LabelSet& labels, const ShardAttrs& attrs,
+    const PrepareOptions& options, const Ranks& ranks) {
   std::vector<ShardEntry> shards;
   CleaningReport report;
   ShardData shard;
@@ -216,7 +165,14 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
   Progress progress(ranks, split, end - begin);
   pairs.read(begin, end, report, [&](SentencePair& pair) {
     shard.src.append(tokenizers.src->encode(pair.src));
-    shard.tgt.append(tokenizers.tgt->encode(pair.tgt));
+    if (attrs.num_labels > 0) {
+      const int32_t label = labels.id(pair.tgt);
+      if (label < 0) throw InputError("label '" + pair.tgt + "' does not occur in the training split");
+      shard.tgt.append({});
+      shard.labels.push_back(label);
+    } else {
+      shard.tgt.append(tokenizers.tgt->encode(pair.tgt));
+    }
     shard.ids.push_back(pair.id);
     if (shard.size() == options.shard_size || (options.shard_bytes > 0 && bytes() >= options.shard_bytes))
       flush();
@@ -255,21 +211,24 @@ json describe(const PrepareOptions& options) {
   json described = {{"task", options.task},
                     {"shard_size", options.shard_size},
                     {"deflate", options.shard.deflate}};
-  if (is_synthetic(options.task)) {
+  if (is_synthetic_task(options.task)) {
     described.update({{"seed", options.seed},
                       {"sizes", options.sizes},
                       {"symbols", options.synthetic.symbols},
                       {"min_len", options.synthetic.min_len},
                       {"max_len", options.synthetic.max_len}});
+    if (is_classification_task(options.task)) described["classes"] = options.synthetic.classes;
   } else {
     json files = json::object();
     for (const auto& [split, pair] : options.text) {
       files[split] = {{"src", pair.src.string()}, {"tgt", pair.tgt.string()}};
     }
+    for (const auto& [split, file] : options.tsv) files[split] = {{"tsv", file.string()}};
     described.update({{"files", files},
                       {"tokenizer", options.tokenizer},
                       {"tokenizer_sample", options.tokenizer_sample},
                       {"joint_vocab", options.joint_vocab},
+                      {"strip_spaces", options.strip_spaces},
                       {"cleaning", {{"min_words", options.cleaning.min_words},
                                     {"max_words", options.cleaning.max_words},
                                     {"max_ratio", options.cleaning.max_ratio}}}});
@@ -286,41 +245,56 @@ json describe(const PrepareOptions& options) {
   return {{"command", options.command}, {"options", described}};
 }
 
-// Rank 0 trains the tokenizers (on a sample of the cleaned training pairs),
-// the others load what it saved; each rank encodes its range of every split;
-// rank 0 names the shards in order, sums the cleaning counts and writes the manifest.
+// Rank 0 trains the tokenizers (on a sample of the cleaned training pairs)
+// and collects the labels, the others load what it saved; each rank encodes
+// its range of every split; rank 0 names the shards in order, sums the
+// cleaning counts and writes the manifest.
 Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& ranks) {
   std::map<std::string, Split> splits;
   together(ranks, [&] { splits = open_splits(options); });
 
   Manifest manifest;
-  manifest.tokenizer_kind = is_synthetic(options.task) ? "word" : options.tokenizer;
+  manifest.tokenizer_kind = is_synthetic_task(options.task) ? "word" : options.tokenizer;
   const bool joint = joint_tokenizer(options);
   manifest.src_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "src");
   manifest.tgt_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "tgt");
+  const bool classification = is_classification_task(options.task);
+  if (classification) {
+    manifest.task = kClassificationTask;
+    manifest.labels_file = kLabelsFile;
+  }
   Tokenizers tokenizers;
+  LabelSet labels;
   together(ranks, [&] {
     if (!ranks.is_main()) return;
     tokenizers = make_tokenizers(options, *splits.at("train").pairs);
     tokenizers.src->save(dir / manifest.src_tokenizer_file);
     if (!tokenizers.joint()) tokenizers.tgt->save(dir / manifest.tgt_tokenizer_file);
+    if (classification) {
+      labels = make_labels(options, *splits.at("train").pairs);
+      labels.save(dir / manifest.labels_file);
+    }
   });
   together(ranks, [&] {
     if (ranks.is_main()) return;
     tokenizers.src = load_encoder(manifest.tokenizer_kind, dir / manifest.src_tokenizer_file);
     tokenizers.tgt = joint ? tokenizers.src
                            : load_encoder(manifest.tokenizer_kind, dir / manifest.tgt_tokenizer_file);
+    if (classification) labels = LabelSet::load(dir / manifest.labels_file);
   });
   manifest.src_vocab_size = tokenizers.src->vocab_size();
   manifest.tgt_vocab_size = tokenizers.tgt->vocab_size();
+  manifest.num_labels = labels.size();
   manifest.prepare = describe(options);
   manifest.prepare["ranks"] = ranks.size();
 
-  const ShardAttrs attrs{manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special};
+  const ShardAttrs attrs{manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special,
+                         manifest.num_labels};
   for (const auto& [split, opened] : splits) {
     json written = {{"shards", json::array()}};
     together(ranks, [&] {
-      auto [shards, report] = write_range(dir, split, *opened.pairs, tokenizers, attrs, options, ranks);
+      auto [shards, report] =
+          write_range(dir, split, *opened.pairs, tokenizers, labels, attrs, options, ranks);
       for (const auto& shard : shards) written["shards"].push_back(to_json(shard));
       written["cleaning"] = report.to_json();
     });
@@ -336,8 +310,8 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
       }
       manifest.splits[split].sources = opened.sources;
       manifest.splits[split].shards = publish_shards(dir, split, shard_lists);
-      if (split == "train" && options.task == "text") {
-        spdlog::info("train: cleaning kept {} pairs; dropped {} empty, {} too short, {} too long, "
+      if (split == "train" && !is_synthetic_task(options.task)) {
+        spdlog::info("train: cleaning kept {} examples; dropped {} empty, {} too short, {} too long, "
                      "{} over the length ratio", cleaning.kept, cleaning.empty, cleaning.too_short,
                      cleaning.too_long, cleaning.ratio);
         manifest.prepare["cleaning"] = cleaning.to_json();

@@ -3,7 +3,16 @@
 //   out/manifest.json                 (manifest.h)
 //   out/vocab.txt  or  out/vocab.src.txt + out/vocab.tgt.txt   (vocab.h)
 //   or out/spm.model + spm.vocab (or .src/.tgt)   (sentencepiece_tokenizer.h)
+//   out/labels.txt                    classification only (labels.h)
 //   out/{train,valid,test}-NNNNN.h5   (shard_format.h)
+//
+// Tasks: seq2seq from parallel text ("text") or synthetic ("copy",
+// "reverse"); classification from label<TAB>text files ("classify",
+// labeled_text.h) or synthetic ("majority"). A classification dataset has
+// one tokenizer (trained on the texts), its labels in labels.txt (the
+// training split's, sorted), and shards with /labels and no target tokens;
+// a valid or test label missing from the training split is an error naming
+// the file and line.
 //
 // The directory appears atomically: everything is built in "<out>.tmp-<pid>"
 // and renamed to <out> at the end (an old <out> is moved aside first and
@@ -48,7 +57,7 @@ struct TextFiles {
 };
 
 struct PrepareOptions {
-  std::string task;  // "copy", "reverse" or "text"
+  std::string task;  // "copy", "reverse", "majority" (synthetic), "text" or "classify"
   std::filesystem::path out;
   bool force = false;  // replace an existing non-empty <out>
 
@@ -57,12 +66,14 @@ struct PrepareOptions {
   std::map<std::string, int64_t> sizes = {{"train", 20000}, {"valid", 500}, {"test", 500}};
   SyntheticOptions synthetic;
 
-  // Text: files per split ("train" required); the tokenizer is trained on train.
-  std::map<std::string, TextFiles> text;
+  // Text and classify: files per split ("train" required); the tokenizer is trained on train.
+  std::map<std::string, TextFiles> text;            // text: parallel files
+  std::map<std::string, std::filesystem::path> tsv;  // classify: label<TAB>text files
   std::string tokenizer = "word";  // a kind from tokenizer_kinds()
-  bool joint_vocab = false;        // one vocabulary for both sides
+  bool joint_vocab = false;        // text: one vocabulary for both sides (classify has one side)
   TokenizerOptions vocab;          // word / char
   CleaningOptions cleaning;        // the training split
+  bool strip_spaces = false;       // remove spaces and tabs from every sentence (text_lines.h)
   int64_t tokenizer_sample = 2000000;  // tokenizers train on at most this many pairs (a sample)
   SentencePieceOptions spm;        // spm: training
   std::filesystem::path spm_model;  // spm: use this .model (both sides) instead of training
@@ -73,6 +84,15 @@ struct PrepareOptions {
 
   std::string command;  // the command line, recorded in the manifest
 };
+
+// Tasks by kind: copy, reverse and majority are synthetic; classify and
+// majority are classification tasks.
+inline bool is_synthetic_task(const std::string& task) {
+  return task == "copy" || task == "reverse" || task == "majority";
+}
+inline bool is_classification_task(const std::string& task) {
+  return task == "classify" || task == "majority";
+}
 
 // Builds the dataset and returns its manifest. Throws std::runtime_error or
 // std::invalid_argument with a message naming the file or option at fault.

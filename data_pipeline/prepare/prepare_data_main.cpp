@@ -1,15 +1,24 @@
-// prepare_data: build a dataset directory from parallel text or a synthetic task.
+// prepare_data: build a dataset directory from text or a synthetic task.
 //
 //   prepare_data --task copy --out data/copy --seed 1 --train-size 20000
 //                --valid-size 500 --test-size 500 --min-len 4 --max-len 12 --symbols 20
+//   prepare_data --task majority --out data/majority --symbols 10 --classes 4 ...
 //   prepare_data --task text --out data/de-en --vocab word [--joint-vocab]
 //                --train-src train.de --train-tgt train.en --valid-src valid.de ...
 //   prepare_data --task text --out data/de-en --vocab spm --joint-vocab --spm-vocab-size 32000
 //                [--spm-model-type unigram] [--spm-model given.model] --train-src ...
+//   prepare_data --task text --out data/couplet --vocab char --joint-vocab --strip-spaces
+//                --train-src train.up --train-tgt train.down ...
+//   prepare_data --task classify --out data/news --vocab word
+//                --train-tsv train.tsv [--valid-tsv valid.tsv] [--test-tsv test.tsv]
 //
 // What it writes is described in data_pipeline/prepare/prepare.h. Errors are printed
 // with the file or option at fault and give exit status 1.
+#include <algorithm>
+#include <filesystem>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -34,9 +43,26 @@ std::string command_line(int argc, char** argv) {
   return command;
 }
 
+// An option group and the tasks its options apply to.
+struct TaskGroup {
+  const CLI::App* options;
+  std::vector<std::string> tasks;
+};
+
+// Throws naming the first option given that does not apply to `task`.
+void check_misplaced(const std::vector<TaskGroup>& groups, const std::string& task) {
+  for (const auto& group : groups) {
+    if (std::find(group.tasks.begin(), group.tasks.end(), task) != group.tasks.end()) continue;
+    const std::string misplaced = first_given(*group.options);
+    if (!misplaced.empty()) throw std::invalid_argument(misplaced + " does not apply to --task " + task);
+  }
+}
+
 void print_summary(const data::PrepareOptions& options, const data::Manifest& manifest) {
   spdlog::info("dataset {}: {} tokenizer, vocabulary {} (src) / {} (tgt)", options.out.string(),
                manifest.tokenizer_kind, manifest.src_vocab_size, manifest.tgt_vocab_size);
+  if (manifest.is_classification())
+    spdlog::info("  {} labels in {}", manifest.num_labels, manifest.labels_file);
   for (const auto& split : data::kSplits) {
     const auto found = manifest.splits.find(split);
     if (found == manifest.splits.end()) continue;
@@ -53,10 +79,12 @@ int main(int argc, char** argv) {
   launch::setup_logging(process.info());
   data::PrepareOptions options;
   CLI::App app{"Build a dataset directory (manifest.json, vocabulary, HDF5 shards) from "
-               "parallel text files or a synthetic task."};
-  app.add_option("--task", options.task, "copy, reverse or text")
+               "parallel text files, label<TAB>text files or a synthetic task."};
+  app.add_option("--task", options.task,
+                 "copy, reverse (synthetic seq2seq), majority (synthetic classification), "
+                 "text (parallel files) or classify (label<TAB>text files)")
       ->required()
-      ->check(CLI::IsMember({"copy", "reverse", "text"}));
+      ->check(CLI::IsMember({"copy", "reverse", "majority", "text", "classify"}));
   app.add_option("--out", options.out, "dataset directory to create")->required();
   app.add_flag("--force", options.force, "replace an existing non-empty output directory");
   app.add_option("--shard-size", options.shard_size, "examples per shard")->capture_default_str();
@@ -68,7 +96,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 9))
       ->capture_default_str();
 
-  auto* synthetic = app.add_option_group("synthetic", "--task copy|reverse");
+  auto* synthetic = app.add_option_group("synthetic", "--task copy|reverse|majority");
   synthetic->add_option("--seed", options.seed, "random seed")->capture_default_str();
   for (const auto& split : data::kSplits) {
     synthetic->add_option("--" + split + "-size", options.sizes[split], split + " examples (0 = none)")
@@ -78,17 +106,32 @@ int main(int argc, char** argv) {
   synthetic->add_option("--max-len", options.synthetic.max_len, "longest sequence")->capture_default_str();
   synthetic->add_option("--symbols", options.synthetic.symbols, "distinct symbols s0..sN-1")
       ->capture_default_str();
+  auto* majority = app.add_option_group("majority", "--task majority");
+  majority->add_option("--classes", options.synthetic.classes,
+                       "class symbols s0..sK-1; the label is the one occurring most often")
+      ->capture_default_str();
 
-  auto* text = app.add_option_group("text", "--task text");
+  auto* parallel = app.add_option_group("parallel text", "--task text");
   std::map<std::string, data::TextFiles> files;
   for (const auto& split : data::kSplits) {
-    text->add_option("--" + split + "-src", files[split].src, split + " source text, one sentence a line");
-    text->add_option("--" + split + "-tgt", files[split].tgt, split + " target text, line-aligned");
+    parallel->add_option("--" + split + "-src", files[split].src,
+                         split + " source text, one sentence a line");
+    parallel->add_option("--" + split + "-tgt", files[split].tgt, split + " target text, line-aligned");
   }
+  parallel->add_flag("--joint-vocab", options.joint_vocab, "one vocabulary for source and target");
+  auto* labeled = app.add_option_group("labeled text", "--task classify");
+  std::map<std::string, std::filesystem::path> tsv_files;
+  for (const auto& split : data::kSplits) {
+    labeled->add_option("--" + split + "-tsv", tsv_files[split], split + " examples, label<TAB>text a line");
+  }
+
+  auto* text = app.add_option_group("text", "--task text|classify");
   text->add_option("--vocab", options.tokenizer, "tokenizer kind: word, char or spm (SentencePiece)")
       ->check(CLI::IsMember(data::tokenizer_kinds()))
       ->capture_default_str();
-  text->add_flag("--joint-vocab", options.joint_vocab, "one vocabulary for source and target");
+  text->add_flag("--strip-spaces", options.strip_spaces,
+                 "remove spaces and tabs from every sentence (char or spm; for text written with "
+                 "spaces between its characters, as the public couplet corpora are)");
   text->add_option("--min-count", options.vocab.min_count, "drop rarer tokens (they become <unk>)")
       ->capture_default_str();
   text->add_option("--max-vocab", options.vocab.max_size, "vocabulary size limit incl. specials, 0 = none")
@@ -125,10 +168,14 @@ int main(int argc, char** argv) {
   options.shard_bytes = shard_mb << 20;
 
   try {
-    const bool is_text = options.task == "text";
-    const std::string misplaced = first_given(is_text ? *synthetic : *text);
-    if (!misplaced.empty()) {
-      throw std::invalid_argument(misplaced + " does not apply to --task " + options.task);
+    check_misplaced({{synthetic, {"copy", "reverse", "majority"}},
+                     {majority, {"majority"}},
+                     {parallel, {"text"}},
+                     {labeled, {"classify"}},
+                     {text, {"text", "classify"}}},
+                    options.task);
+    for (const auto& [split, file] : tsv_files) {
+      if (!file.empty()) options.tsv[split] = file;
     }
     for (const auto& [split, pair] : files) {
       if (pair.src.empty() != pair.tgt.empty()) {

@@ -25,17 +25,12 @@ with open("train.src", "w") as s, open("train.tgt", "w") as t:
 PY
 head -100 train.src > valid.src; head -100 train.tgt > valid.tgt
 
-prepare() {  # <ranks> <out> [options...]
-  local ranks=$1 out=$2; shift 2
-  bash "$src/scripts/mpirun.sh" -np "$ranks" "$build/bin/prepare_data" --out "$out" \
-    --shard-size 400 "$@" > "$out.log" 2>&1 || fail "prepare_data -np $ranks $out" "$out.log"
-}
 for n in 1 2 3; do
-  prepare "$n" "word$n" --task text --vocab word --train-src train.src --train-tgt train.tgt \
+  prepare_on "$n" "word$n" --task text --vocab word --train-src train.src --train-tgt train.tgt \
     --valid-src valid.src --valid-tgt valid.tgt
-  prepare "$n" "spm$n" --task text --vocab spm --joint-vocab --spm-vocab-size 200 \
+  prepare_on "$n" "spm$n" --task text --vocab spm --joint-vocab --spm-vocab-size 200 \
     --train-src train.src --train-tgt train.tgt
-  prepare "$n" "copy$n" --task copy --train-size 2000 --valid-size 50 --test-size 50
+  prepare_on "$n" "copy$n" --task copy --train-size 2000 --valid-size 50 --test-size 50
 done
 grep -q "cleaning kept" word1.log || fail "no cleaning report" word1.log
 

@@ -10,12 +10,15 @@
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/prepare/prepare.h"
 #include "tests/test_paths.h"
+#include "tests/unit/error_message.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using test_util::error_of;
+using test_util::expect_mentions;
 
 class BadInput : public test_util::TempDirTest {
  protected:
@@ -36,23 +39,6 @@ class BadInput : public test_util::TempDirTest {
         std::string(test_paths::kPython) + " -c 'import h5py, numpy as np\n"
         "with h5py.File(\"" + shard_.string() + "\", \"r+\") as f:\n" + body + "'");
     ASSERT_EQ(result.status, 0) << result.output;
-  }
-
-  // The error of `action`, which must throw.
-  template <typename Action>
-  static std::string error_of(Action&& action) {
-    try {
-      action();
-    } catch (const std::exception& e) {
-      return e.what();
-    }
-    ADD_FAILURE() << "no error";
-    return "";
-  }
-
-  static void expect_mentions(const std::string& message, const std::vector<std::string>& parts) {
-    for (const auto& part : parts)
-      EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' not in: " << message;
   }
 
   fs::path shard_;
@@ -117,6 +103,45 @@ TEST_F(BadInput, PrepareRefusesBadTextAndWritesNothing) {
                                   (dir_ / "short.txt").string());
   EXPECT_NE(result.status, 0);
   expect_mentions(result.output, {"line counts differ", "short.txt has 1"});
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+  for (const auto& entry : fs::directory_iterator(dir_))  // no temporary left either
+    EXPECT_EQ(entry.path().filename().string().find("out.tmp"), std::string::npos) << entry.path();
+}
+
+// prepare_data --task classify: a line without a tab, an empty label,
+// invalid UTF-8, a valid or test label the training split lacks, an empty
+// valid or test text, a single training label. Each is named by file and
+// line (or what is missing), exits non-zero and leaves nothing behind.
+TEST_F(BadInput, PrepareRefusesBadTsvAndWritesNothing) {
+  const auto write = [&](const std::string& name, const std::string& content) {
+    std::ofstream(dir_ / name, std::ios::binary) << content;
+    return (dir_ / name).string();
+  };
+  const auto train = write("train.tsv", "pos\tgood film\nneg\tbad film\nneg\t \t\n");  // 3: dropped
+  const std::string prepare = std::string(test_paths::kBinDir) +
+                              "/prepare_data --task classify --out " + (dir_ / "out").string();
+  const struct {
+    std::string options, file, content, mention;
+  } cases[] = {
+      {"--train-tsv", "notab.tsv", "pos\tok\nno tab here\n", ":2: no tab between the label and the text"},
+      {"--valid-tsv", "nolabel.tsv", "\tjust text\n", ":1: empty label"},
+      {"--test-tsv", "utf8.tsv", "pos\tgo\xffod\n", ":1: invalid UTF-8 at byte 6"},
+      {"--test-tsv", "unknown.tsv", "pos\tok\nneg\tfine\nmeh\tso so\n",
+       ":3: label 'meh' does not occur in the training split"},
+      {"--valid-tsv", "empty.tsv", "pos\tok\nneg\t  \t\n", ":2: empty text"},
+  };
+  for (const auto& bad : cases) {
+    const auto file = write(bad.file, bad.content);
+    const std::string train_option = bad.options == "--train-tsv" ? "" : " --train-tsv " + train;
+    const auto result = test_util::run_command(prepare + train_option + " " + bad.options + " " + file);
+    EXPECT_EQ(result.status, 1) << result.output;
+    expect_mentions(result.output, {file + bad.mention});
+  }
+  const auto result = test_util::run_command(
+      prepare + " --train-tsv " + write("one.tsv", "pos\ta\nneg\t\npos\tb\n"));
+  EXPECT_EQ(result.status, 1) << result.output;
+  expect_mentions(result.output, {"the training split has 1 label(s)"});
+
   EXPECT_FALSE(fs::exists(dir_ / "out"));
   for (const auto& entry : fs::directory_iterator(dir_))  // no temporary left either
     EXPECT_EQ(entry.path().filename().string().find("out.tmp"), std::string::npos) << entry.path();

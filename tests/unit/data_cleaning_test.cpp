@@ -1,12 +1,16 @@
 // Training-corpus cleaning (Moses clean-corpus-n semantics), hand-made cases:
-// one pair per reason, whitespace normalisation; and through a text source,
-// ids = input lines.
+// one pair per reason, whitespace normalisation; and through the text and
+// label<TAB>text sources, ids = input lines.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "data_pipeline/prepare/cleaning.h"
+#include "data_pipeline/prepare/labeled_text.h"
 #include "data_pipeline/prepare/parallel_text.h"
 #include "tests/unit/temp_dir_test.h"
 
@@ -77,7 +81,7 @@ TEST_F(CleaningText, TextSourceCleansRangesAndKeepsLineIds) {
   std::ofstream(dir_ / "s") << "a b\n\nc  d\ne\r\nf g h i j k l m n o p\n";
   std::ofstream(dir_ / "t") << "x\ny\nz w\nv\nu\n";
   data::CleaningOptions options;
-  const auto pairs = data::text_pairs(dir_ / "s", dir_ / "t", &options);
+  const auto pairs = data::text_pairs(dir_ / "s", dir_ / "t", {&options});
   ASSERT_EQ(pairs->size(), 5);
   std::vector<int64_t> ids;
   std::vector<std::string> src;
@@ -90,6 +94,26 @@ TEST_F(CleaningText, TextSourceCleansRangesAndKeepsLineIds) {
   EXPECT_EQ(src, (std::vector<std::string>{"c d", "e"}));
   EXPECT_EQ(report.empty, 1);
   EXPECT_EQ(report.ratio, 1);
+}
+
+// A label<TAB>text source: tgt is the label, the text is cleaned like one
+// side of a pair (training split), ids are input lines.
+TEST_F(CleaningText, LabeledTextCleansTheTextAndKeepsLineIds) {
+  std::ofstream(dir_ / "train.tsv") << "a\tone  two\nb\t \nc\tthree\tfour\r\na b\t  five \nd\tsix\n";
+  data::CleaningOptions options;
+  const auto examples = data::labeled_text(dir_ / "train.tsv", {&options});
+  ASSERT_EQ(examples->size(), 5);
+  std::vector<data::SentencePair> seen;
+  data::CleaningReport report;
+  examples->read(0, 4, report, [&](data::SentencePair& p) { seen.push_back(p); });
+  ASSERT_EQ(seen.size(), 3u);  // line 1 has an empty text; line 4 is outside [0, 4)
+  EXPECT_EQ(report.empty, 1);
+  EXPECT_EQ(report.kept, 3);
+  const std::vector<std::tuple<int64_t, std::string, std::string>> expected = {
+      {0, "one two", "a"}, {2, "three four", "c"}, {3, "five", "a b"}};
+  for (size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(std::tie(seen[i].id, seen[i].src, seen[i].tgt), expected[i]);
+  }
 }
 
 }  // namespace

@@ -116,6 +116,18 @@ TEST_F(DataCli, OptionsOfTheOtherTaskAreRefused) {
                  {"--train-src", "--task copy"});
   expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src),
                  {"--train-src", "--train-tgt"});
+  expect_failure(prepare_data("--task classify --out " + out_ + " --train-tsv " + src +
+                              " --train-src " + src),
+                 {"--train-src does not apply to --task classify"});
+  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src + " --train-tgt " + src +
+                              " --valid-tsv " + src),
+                 {"--valid-tsv does not apply to --task text"});
+  expect_failure(prepare_data("--task copy --out " + out_ + " --classes 3"),
+                 {"--classes does not apply to --task copy"});
+  expect_failure(prepare_data("--task majority --out " + out_ + " --vocab char"),
+                 {"--vocab does not apply to --task majority"});
+  expect_failure(prepare_data("--task classify --out " + out_ + " --valid-tsv " + src),
+                 {"--train-tsv"});
   expect_only({"train.de"});
 }
 

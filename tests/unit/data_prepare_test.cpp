@@ -1,6 +1,6 @@
 // prepare_data end to end, running the real program: the datasets it writes
-// read back through Dataset, and h5py sees in its shards exactly what the C++
-// reader returns. The reader's errors name the missing dir, split, shard or
+// (seq2seq and classification) read back through Dataset, and h5py sees in
+// its shards exactly what the C++ reader returns. The reader's errors name the missing dir, split, shard or
 // manifest field. (Bad command lines and input files: data_cli_test.)
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -168,6 +169,48 @@ TEST_F(DataPrepare, TextWithCharVocabularyRoundTripsChinese) {
   EXPECT_EQ(joint_manifest.tgt_tokenizer_file, "vocab.txt");
   EXPECT_EQ(joint_manifest.src_vocab_size, joint_manifest.tgt_vocab_size);
   EXPECT_TRUE(fs::exists(joint.out / "vocab.txt"));
+}
+
+// A classification dataset through Dataset: each example's text and label
+// name as written in the TSV (here by hand), labels as h5py reads them.
+TEST_F(DataPrepare, ClassifyExamplesCarryTheirLabels) {
+  const auto train = text_file("train.tsv", "sport\tdas Spiel\nwetter\tRegen  und Sonne\n"
+                                            "sport\t \npolitik\tdie Wahl\nwetter\tSonne\n");
+  const auto valid = text_file("valid.tsv", "politik\tdie Wahl und das Spiel\n");
+  const auto result = prepare("--task classify --out " + out_.string() + " --shard-size 2 --train-tsv " +
+                              train + " --valid-tsv " + valid);
+  ASSERT_EQ(result.status, 0) << result.output;
+
+  const data::Dataset dataset(out_, "train");
+  EXPECT_TRUE(dataset.manifest().is_classification());
+  EXPECT_EQ(dataset.manifest().src_tokenizer_file, dataset.manifest().tgt_tokenizer_file);
+  ASSERT_EQ(dataset.labels().size(), 3);
+  EXPECT_EQ(dataset.labels().name(0), "politik");  // sorted
+  const auto words = data::load_tokenizer("word", out_ / dataset.manifest().src_tokenizer_file);
+  const std::vector<std::tuple<int64_t, std::string, std::string>> expected = {
+      {0, "das Spiel", "sport"}, {1, "Regen und Sonne", "wetter"},  // line 2: empty text, dropped
+      {3, "die Wahl", "politik"}, {4, "Sonne", "wetter"}};
+  ASSERT_EQ(dataset.size(), 4);
+  std::vector<int64_t> labels;
+  for (int64_t i = 0; i < dataset.size(); ++i) {
+    const auto example = dataset.get(i);
+    EXPECT_TRUE(example.tgt.empty());
+    EXPECT_EQ(std::make_tuple(example.id, words->decode(example.src), dataset.labels().name(example.label)),
+              expected[i]);
+    labels.push_back(example.label);
+  }
+  const std::string script = text_file("labels.py", R"(
+import sys, h5py
+print(" ".join(str(l) for shard in sys.argv[1:] for l in h5py.File(shard, "r")["labels"][:]))
+)");
+  const auto seen = run_command(std::string(test_paths::kPython) + " " + script + " " +
+                                (out_ / "train-00000.h5").string() + " " +
+                                (out_ / "train-00001.h5").string());
+  ASSERT_EQ(seen.status, 0) << seen.output;
+  EXPECT_EQ(seen.output, "1 2 0 2\n");  // politik 0, sport 1, wetter 2
+  EXPECT_EQ(labels, (std::vector<int64_t>{1, 2, 0, 2}));
+  const data::Dataset valid_set(out_, "valid");
+  EXPECT_EQ(valid_set.labels().name(valid_set.get(0).label), "politik");
 }
 
 TEST_F(DataPrepare, ReaderNamesMissingDirSplitShardAndField) {

@@ -1,5 +1,6 @@
-// Word and character tokenizers: round trips (Chinese included), unknown
-// tokens, specials, vocabulary limits and the vocabulary file; UTF-8 checks.
+// Word and character tokenizers: round trips (Chinese included, spaced
+// couplets), unknown tokens, specials, vocabulary limits and the vocabulary
+// file; UTF-8 checks.
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "data_pipeline/prepare/text_lines.h"
 #include "data_pipeline/special_ids.h"
 #include "data_pipeline/tokenizer.h"
 #include "data_pipeline/utf8.h"
@@ -60,6 +62,27 @@ TEST(DataVocab, CharRoundTripChinese) {
   EXPECT_EQ(chars->decode(ids), poem);
   EXPECT_EQ(chars->encode("春雨"), (std::vector<int32_t>{ids[0], SpecialIds{}.unk}));
   EXPECT_THROW(chars->encode("\xE6\x98"), std::invalid_argument);  // truncated UTF-8
+}
+
+// Couplets as the public corpora write them, characters separated by
+// spaces: without the spaces (prepare_data --strip-spaces) every character
+// is one token, 3- and 4-byte UTF-8 alike, and decoding gives the text back.
+TEST(DataVocab, CharRoundTripSpacedCoupletWithoutSpaces) {
+  std::string up = "晚 风 摇 树 树 还 挺 ", down = "\xF0\xA0\xAE\xB7 日 映 \t 花 花 更 红";  // U+20BB7 𠮷
+  data::remove_spaces(up);
+  data::remove_spaces(down);
+  EXPECT_EQ(up, "晚风摇树树还挺");
+  EXPECT_EQ(down, "\xF0\xA0\xAE\xB7日映花花更红");
+  const std::vector<std::string_view> text = {up, down};
+  const auto chars = data::train_tokenizer("char", text, {});
+  EXPECT_EQ(chars->vocab_size(), 4 + 6 + 6);  // 晚风摇树还挺 and 𠮷日映花更红
+  for (const auto& line : {up, down}) {
+    const auto ids = chars->encode(line);
+    EXPECT_EQ(ids.size(), 7u) << line;
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), SpecialIds{}.unk), 0) << line;
+    EXPECT_EQ(chars->decode(ids), line);
+  }
+  EXPECT_EQ(chars->encode("树树")[0], chars->encode("树树")[1]);
 }
 
 TEST(DataVocab, DecodeStopsAtEosAndSkipsPadAndBos) {

@@ -1,4 +1,4 @@
-// collate(): a hand-built two-example batch checked element by element.
+// collate(): hand-built batches (seq2seq and classification) checked element by element.
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -26,6 +26,25 @@ TEST(DataCollate, TwoExamplesWithPadding) {
   EXPECT_EQ(batch.num_src_tokens, 4 + 2);
   EXPECT_EQ(batch.num_tgt_tokens, 3 + 4);
   EXPECT_EQ(batch.ids, (std::vector<int64_t>{7, 3}));
+  EXPECT_FALSE(batch.labels.defined());  // seq2seq: no labels
+}
+
+TEST(DataCollate, ClassificationBatchHasLabels) {
+  const data::SpecialIds special;
+  std::vector<data::Example> examples = {{4, {5, 6}, {}, 2}, {9, {7, 8, 9}, {}, 0}, {1, {10}, {}, 2}};
+  const auto batch = data::collate(examples, special);
+
+  EXPECT_EQ(batch.labels.dtype(), torch::kInt64);
+  EXPECT_TRUE(torch::equal(batch.labels, torch::tensor({2, 0, 2}, torch::kInt64)));
+  EXPECT_TRUE(torch::equal(batch.src, rows({{5, 6, 2, 0}, {7, 8, 9, 2}, {10, 2, 0, 0}})));
+  EXPECT_TRUE(torch::equal(batch.tgt_in, rows({{1}, {1}, {1}})));
+  EXPECT_TRUE(torch::equal(batch.tgt_out, rows({{2}, {2}, {2}})));
+  EXPECT_EQ(batch.num_tgt_tokens, 3);  // one per example
+  EXPECT_EQ(batch.ids, (std::vector<int64_t>{4, 9, 1}));
+  EXPECT_TRUE(torch::equal(batch.to(torch::kCPU).labels, batch.labels));
+
+  examples[1].label = -1;  // one example without a label among labelled ones
+  EXPECT_THROW(data::collate(examples, special), std::invalid_argument);
 }
 
 TEST(DataCollate, EmptyListGivesEmptyBatch) {
@@ -36,6 +55,7 @@ TEST(DataCollate, EmptyListGivesEmptyBatch) {
   EXPECT_EQ(batch.num_src_tokens, 0);
   EXPECT_EQ(batch.num_tgt_tokens, 0);
   EXPECT_TRUE(batch.ids.empty());
+  EXPECT_EQ(batch.labels.sizes(), (std::vector<int64_t>{0}));  // an empty classification step too
 }
 
 }  // namespace
