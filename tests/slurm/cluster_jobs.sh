@@ -12,7 +12,7 @@
 #   - eval.sh --watch beside a training job scores each checkpoint, ends with it;
 #   - the README's one-liner: prepare -> train -> eval chained with afterok.
 # Installs Slurm and munge from Debian if missing; skips (exit 77) only where
-# they cannot be installed.
+# they cannot be installed, or their daemons cannot run (not root).
 # Usage: cluster_jobs.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
