@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package the project needs. Idempotent: packages
+# Installs every Debian 12 package the project needs, or the packages named
+# as arguments (scripts/setup.sh slurm-wlm munge). Idempotent: packages
 # already present are skipped, so a second run costs one dpkg query.
 set -euo pipefail
 
@@ -13,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch python3-h5py python3-numpy  # interop and reference checks in tests
 )
+(($#)) && packages=("$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Trains run RUN_DIR (= <run.out_dir>/<run.name>) from CONFIG, one rank per
+# Slurm task, and lives through preemption and time limits: on USR1 or TERM the
+# trainer checkpoints and exits 75, and this script requeues the job, which
+# resumes from that checkpoint (always --resume auto).
+#   sbatch slurm/train.sh CONFIG RUN_DIR [trainer options...]
+#   sbatch slurm/train.sh configs/base.toml runs/base --optim.lr 1.0
+# Run from the checkout, or pass REPO and BUILD (see slurm/lib.bash).
+#SBATCH --job-name=train
+#SBATCH --nodes=1                # machines
+#SBATCH --ntasks-per-node=2      # ranks per machine: one per GPU, or per group of CPU cores
+##SBATCH --gpus-per-node=2       # GPUs per machine, = ranks per machine (remove one # on GPU nodes)
+#SBATCH --cpus-per-task=1        # cores per rank (torch threads follow)
+#SBATCH --time=24:00:00          # wall-clock limit of each run of the job
+##SBATCH --partition=gpu         # your cluster's partition (remove one # to use)
+#SBATCH --output=%x-%j.out       # the log, in the directory sbatch was run from ...
+#SBATCH --open-mode=append       # ... appended to by every run of a requeued job
+#SBATCH --requeue                # the job may be requeued (by this script, or by Slurm on preemption)
+#SBATCH --signal=B:USR1@300      # USR1 to this script 5 minutes before the time limit
+set -euo pipefail
+(($# >= 2)) || { echo "usage: sbatch slurm/train.sh CONFIG RUN_DIR [trainer options...]" >&2; exit 2; }
+REPO=${REPO:-${SLURM_SUBMIT_DIR:-$PWD}}
+source "$REPO/slurm/lib.bash"
+
+config=$1 run=$2; shift 2
+announce train "run $run"
+
+# USR1 (the time-limit warning, preemption, `scancel --signal=USR1 --batch`)
+# or TERM: ask the trainer, once, to checkpoint and stop. The launcher gets
+# USR1 either way and passes it to every rank (on TERM it would kill them).
+# A TERM to the whole job (time limit, scancel, requeue, end of a preemption's
+# grace time) is not passed on: Slurm sends it to every rank itself, and a
+# second signal would make the trainer exit at once, without a checkpoint.
+signalled=0 forwarded=0
+forward() {  # <signal name>
+  signalled=1
+  ((forwarded)) && return
+  forwarded=1
+  if [ "$1" = TERM ] && ! scontrol show job "$SLURM_JOB_ID" | grep -q "JobState=RUNNING"; then
+    echo "train: SIGTERM to the whole job: the ranks got it too and checkpoint"
+    return
+  fi
+  echo "train: SIG$1 received: the trainer checkpoints and stops"
+  kill -USR1 "$launcher" 2> /dev/null || true
+}
+trap 'forward USR1' USR1
+trap 'forward TERM' TERM
+
+# In the background: bash runs a trap only once the foreground command ends.
+"${launch[@]}" "$bin/trainer" --config "$config" "$@" --run.out_dir "$(dirname "$run")" \
+  --run.name "$(basename "$run")" --resume auto &
+launcher=$!
+while :; do  # a trapped signal ends `wait` early: wait again until the trainer is done
+  signalled=0 code=0
+  wait "$launcher" || code=$?
+  ((signalled)) || break
+done
+
+case $code in
+  0) echo "train: run $run complete" ;;
+  75)
+    echo "train: preempted, checkpoint saved; requeueing job $SLURM_JOB_ID to resume it"
+    scontrol requeue "$SLURM_JOB_ID" \
+      || echo "train: could not requeue; submit the same command again to resume" >&2
+    exit 75 ;;
+  *) echo "train: the trainer failed (exit $code); see the log above" >&2; exit "$code" ;;
+esac

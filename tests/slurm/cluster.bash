@@ -1,0 +1,159 @@
+# A real single-node Slurm cluster on localhost for the slurm tests (source
+# it after tests/script_lib.bash; start it after enter_scratch): munged,
+# slurmctld and slurmd from Debian, each with its own state and munge key under
+# $work/cluster, their PIDs recorded and stopped by PID (stop_cluster, from the
+# test's EXIT trap, so also when it fails).
+#
+#   install_slurm     # Debian's slurm-wlm and munge if missing; exit 77 (skip) if impossible
+#   start_cluster     # exports SLURM_CONF; partitions "low" (default, preemptible) and "high"
+#   submit [sbatch options...] script [args...]   # prints the job id
+#   wait_job <job> <state> [seconds]              # fails unless the job ends in <state>
+
+daemons=()  # the PIDs of the daemons this test started
+
+# Skips the test (ctest SKIP_RETURN_CODE 77) where Slurm cannot be installed
+# or its daemons cannot run (they need root).
+install_slurm() {
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: a Slurm cluster's daemons (slurmd, munged as user munge) need root"; exit 77
+  fi
+  command -v slurmctld > /dev/null && command -v munged > /dev/null && return
+  bash "$src/scripts/setup.sh" slurm-wlm munge \
+    || { echo "SKIP: Slurm (slurm-wlm, munge) could not be installed from Debian"; exit 77; }
+}
+
+start_cluster() {
+  local dir=$work/cluster node ports
+  node=$(hostname -s)
+  mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
+  chmod 755 "$work" "$dir"  # munged runs as user munge
+  chown munge: "$dir/munge"; chmod 755 "$dir/munge"  # munged: the socket's directory
+  setpriv --reuid=munge --regid=munge --init-groups mungekey -c -k "$dir/munge/key"
+  ports=$(free_ports)
+  cat > "$dir/slurm.conf" <<EOF
+ClusterName=test
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=${ports% *}
+SlurmdPort=${ports#* }
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$dir/munge/socket,cred_expire=10
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/slurmctld.log
+SlurmdLogFile=$dir/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$dir/jobcomp.log
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerParameters=sched_interval=2,bf_interval=2
+DependencyParameters=kill_invalid_depend
+KillWait=5
+MinJobAge=600
+ReturnToService=2
+MailProg=/bin/true
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+SlurmctldParameters=preempt_send_user_signal
+$(slurmd -C | head -1) NodeAddr=127.0.0.1 State=UNKNOWN
+PartitionName=low Nodes=ALL Default=YES PriorityTier=1 PreemptMode=REQUEUE GraceTime=10 MaxTime=INFINITE State=UP
+PartitionName=high Nodes=ALL PriorityTier=2 PreemptMode=OFF MaxTime=INFINITE State=UP
+EOF
+  export SLURM_CONF=$dir/slurm.conf
+
+  daemon "$dir/munge/pid" setpriv --reuid=munge --regid=munge --init-groups munged --foreground \
+    --socket="$dir/munge/socket" --key-file="$dir/munge/key" --pid-file="$dir/munge/pid" \
+    --seed-file="$dir/munge/seed" --log-file="$dir/munge/log"
+  within 30 "munge" bash -c "munge -n -S '$dir/munge/socket' | unmunge -S '$dir/munge/socket'"
+  daemon "$dir/slurmctld.pid" slurmctld -D -i
+  daemon "$dir/slurmd.pid" slurmd -D
+  within 30 "slurmctld" scontrol ping
+  within 30 "the node" bash -c "sinfo -h -p low -o %T | grep -qx idle"
+  echo "slurm cluster up: node $node, ports $ports, PIDs ${daemons[*]}"
+}
+
+# Two TCP ports nothing listens on (slurmctld, slurmd).
+free_ports() {
+  local found=() port
+  while ((${#found[@]} < 2)); do
+    port=$((20000 + RANDOM % 30000))
+    (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null || found+=("$port")
+  done
+  echo "${found[*]}"
+}
+
+# Starts a daemon in its own session; its PID comes from its pid file.
+daemon() {  # <pid file> <command...>
+  local pidfile=$1 started; shift
+  setsid "$@" >> "$work/cluster/daemons.log" 2>&1 < /dev/null &
+  started=$!
+  within 30 "$1 to write $pidfile" test -s "$pidfile" -o ! -e "/proc/$started"
+  [ -s "$pidfile" ] || fail "$1 did not start" "$work/cluster/daemons.log"
+  daemons+=("$(cat "$pidfile")")
+}
+
+# Runs <command> every 0.2 s until it succeeds; fails the test after <seconds>.
+within() {  # <seconds> <what> <command...>
+  local seconds=$1 what=$2; shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@" > /dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "$what not ready after $seconds s" "$work/cluster/daemons.log"
+    sleep 0.2
+  done
+}
+
+# Cancels this cluster's jobs, then stops the daemons by PID (slurmd,
+# slurmctld, munged), TERM then KILL after 10 s. Shows the daemons' logs on failure.
+stop_cluster() {
+  local status=$? pid i
+  if ((${#daemons[@]} >= 3)); then
+    scancel --full --quiet --user=root 2> /dev/null || true  # this cluster's jobs
+    for _ in $(seq 50); do [ -z "$(squeue -h 2> /dev/null)" ] && break; sleep 0.2; done
+  fi
+  if ((status != 0)) && [ -d "$work/cluster" ]; then
+    for log in slurmctld.log slurmd.log daemons.log; do
+      echo "---- $log"; tail -15 "$work/cluster/$log" 2> /dev/null || true
+    done
+  fi
+  for ((i = ${#daemons[@]} - 1; i >= 0; i--)); do
+    pid=${daemons[i]}
+    kill -TERM "$pid" 2> /dev/null || continue
+    for _ in $(seq 50); do kill -0 "$pid" 2> /dev/null || break; sleep 0.2; done
+    kill -KILL "$pid" 2> /dev/null || true
+  done
+  daemons=()
+}
+
+# Submits a batch job from the working directory; prints its id.
+submit() {  # [sbatch options...] <script> [args...]
+  sbatch --parsable "$@" | cut -d';' -f1
+}
+
+# A field of `scontrol show job` (JobState, Restarts, ExitCode, ...).
+job_field() {  # <job> <field>
+  scontrol show job "$1" | grep -o "\b$2=[^ ]*" | head -1 | cut -d= -f2
+}
+
+# Waits until <job> has ended (a state that is not PENDING, RUNNING,
+# REQUEUED, ...); fails unless that state is <state>.
+wait_job() {  # <job> <state> [seconds, default 300]
+  local job=$1 want=$2 deadline=$((SECONDS + ${3:-300})) state
+  while :; do
+    state=$(job_field "$job" JobState)
+    case $state in
+      PENDING|CONFIGURING|RUNNING|COMPLETING|REQUEUED|REQUEUE_HOLD|REQUEUE_FED|RESIZING|SUSPENDED|PREEMPTED|SIGNALING|STAGE_OUT) ;;
+      "$want") return 0 ;;
+      *) fail "job $job ended $state (exit $(job_field "$job" ExitCode)), expected $want" "$(job_field "$job" StdOut)" ;;
+    esac
+    ((SECONDS < deadline)) || fail "job $job still $state after ${3:-300} s" "$(job_field "$job" StdOut)"
+    sleep 0.5
+  done
+}

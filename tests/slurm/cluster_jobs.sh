@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# slurm/*.sh on a real single-node Slurm cluster (tests/slurm/cluster.bash):
+#   - train.sh (ranks started by mpirun in the job) runs a tiny config to the
+#     end: COMPLETED, final checkpoint, metrics;
+#   - train.sh (ranks started by srun --mpi=pmix), USR1 sent to the batch
+#     script mid-run: checkpoint, requeue (SLURM_RESTART_COUNT=1), resume from
+#     that checkpoint, COMPLETED, parameters bitwise those of the run above;
+#     eval.sh submitted with --dependency=afterok on it writes results.json;
+#   - the same when Slurm sends TERM to the whole job (scontrol requeue), and
+#     under real preemption: a job of a higher-priority partition needs the
+#     node, Slurm signals and requeues the training job;
+#   - eval.sh --watch beside a training job scores each checkpoint, ends with it;
+#   - the README's one-liner: prepare -> train -> eval chained with afterok.
+# Installs Slurm and munge from Debian if missing; skips (exit 77) only where
+# they cannot be installed, or their daemons cannot run (not root).
+# Usage: cluster_jobs.sh <build dir> <source dir>
+set -euo pipefail
+build=$(realpath "$1"); src=$(realpath "$2")
+source "$src/tests/script_lib.bash"
+source "$src/tests/slurm/cluster.bash"
+install_slurm
+enter_scratch slurm-jobs
+trap 'stop_cluster; rm -rf "$work"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT
+start_cluster
+export REPO=$src BUILD=$build  # where the batch scripts find the project (slurm/lib.bash)
+begin=$SECONDS
+
+prepare_tiny data 20
+opts=("${TINY[@]}" --train.max_steps 200 --train.save_every 50 --train.log_every 10 --model.dropout 0.1)
+train() {  # <run dir> [sbatch options...]: submits train.sh on the tiny config; prints the job id
+  local run=$1; shift
+  submit "$@" "$src/slurm/train.sh" "$src/configs/default.toml" "$run" "${opts[@]}"
+}
+log_of() { job_field "$1" StdOut; }
+# The run was preempted once, requeued, resumed from that checkpoint and ended
+# bitwise equal to the uninterrupted one.
+requeued_and_equal() {  # <job> <run dir>
+  local job=$1 run=$2 log step
+  log=$(log_of "$job")
+  [ "$(job_field "$job" Restarts)" = 1 ] || fail "job $job: $(job_field "$job" Restarts) restarts, expected 1" "$log"
+  grep -q "SLURM_RESTART_COUNT=1," "$log" || fail "no second run with SLURM_RESTART_COUNT=1" "$log"
+  step=$(grep -o "preempted: checkpoint of step [0-9]*" "$log" | grep -o "[0-9]*$") \
+    || fail "no preemption checkpoint" "$log"
+  ((step < 200)) || fail "the run ended before the signal arrived" "$log"
+  grep -q "resuming from .*step_$(printf %08d "$step")" "$log" || fail "did not resume from step $step" "$log"
+  /usr/bin/python3 - "$run" <<'PY' || fail "$run differs from the uninterrupted run" "$log"
+import sys, torch
+a = torch.load("runs/whole/checkpoints/latest/model.pt")
+b = torch.load(f"{sys.argv[1]}/checkpoints/latest/model.pt")
+assert a.keys() == b.keys() and all(torch.equal(a[n], b[n]) for n in a), "parameters differ"
+PY
+  echo "$run: preempted at step $step, requeued, resumed, bitwise equal to the uninterrupted run"
+}
+
+# ---- an uninterrupted run, ranks started by mpirun ------------------------
+job=$(LAUNCHER=mpirun train runs/whole)
+wait_job "$job" COMPLETED 300
+[ "$(readlink runs/whole/checkpoints/latest)" = step_00000200 ] || fail "no final checkpoint" "$(log_of "$job")"
+grep -q '"step":200,' runs/whole/metrics.jsonl || fail "metrics.jsonl lacks step 200" "$(log_of "$job")"
+grep -q "train: run runs/whole complete" "$(log_of "$job")" || fail "no completion line" "$(log_of "$job")"
+echo "uninterrupted: job $job COMPLETED, checkpoint step 200, $(wc -l < runs/whole/metrics.jsonl) metrics rows"
+
+# ---- USR1 to the batch script: checkpoint, requeue, resume; eval after it --
+job=$(train runs/usr1)
+eval_job=$(submit --dependency="afterok:$job" "$src/slurm/eval.sh" runs/usr1)
+within 120 "the first checkpoint of runs/usr1" test -e runs/usr1/checkpoints/step_00000050
+scancel --signal=USR1 --batch "$job"
+wait_job "$job" COMPLETED 300
+requeued_and_equal "$job" runs/usr1
+wait_job "$eval_job" COMPLETED 120
+test -s runs/usr1/eval/test-step_00000200/results.json || fail "eval.sh wrote no results.json" "$(log_of "$eval_job")"
+echo "eval.sh after the training job: runs/usr1/eval/test-step_00000200/results.json"
+
+# ---- TERM to the whole job (here scontrol requeue; also the time limit, the
+# end of a preemption's grace time): the ranks get it from Slurm and checkpoint
+job=$(train runs/term)
+within 120 "the first checkpoint of runs/term" test -e runs/term/checkpoints/step_00000050
+scontrol requeue "$job"
+wait_job "$job" COMPLETED 300
+requeued_and_equal "$job" runs/term
+
+# ---- real preemption: a job of the high partition needs the node ----------
+job=$(train runs/preempted)
+within 120 "the first checkpoint of runs/preempted" test -e runs/preempted/checkpoints/step_00000050
+high=$(submit --partition=high --ntasks=2 --job-name=urgent --output=urgent-%j.out --wrap true)
+wait_job "$high" COMPLETED 120
+wait_job "$job" COMPLETED 300
+requeued_and_equal "$job" runs/preempted
+
+# ---- eval.sh --watch beside a training job (one rank each) ----------------
+job=$(train runs/watched --ntasks-per-node=1)
+watch=$(submit "$src/slurm/eval.sh" runs/watched --split valid --watch --poll-s 1)
+wait_job "$job" COMPLETED 300
+wait_job "$watch" COMPLETED 120
+for step in 50 100 150 200; do
+  test -s "runs/watched/eval/valid-step_$(printf %08d $step)/results.json" \
+    || fail "eval.sh --watch did not score step $step" "$(log_of "$watch")"
+done
+echo "eval.sh --watch beside training: scored steps 50 to 200, ended with the run"
+
+# ---- the README's one-liner, from a checkout whose default config is short -
+mkdir chain && cd chain
+ln -s "$src/slurm" slurm
+mkdir configs && sed 's/^max_steps = .*/max_steps = 20/' "$src/configs/default.toml" > configs/default.toml
+chain=$(sed -n '/^    p=\$(sbatch --parsable slurm\/prepare.sh/,/slurm\/eval.sh/p' "$src/README.md")
+[ -n "$chain" ] || fail "no sbatch one-liner in README.md"
+echo "README one-liner:"; echo "$chain"
+job=$(eval "$chain" | grep -o "[0-9]*$")
+wait_job "$job" COMPLETED 600
+test -s runs/default/eval/test-step_00000020/results.json || fail "the chain wrote no results.json" "$(log_of "$job")"
+echo "README chain: prepare -> train -> eval COMPLETED, $(grep -o '"exact_match": *[0-9.]*' runs/default/eval/test-step_00000020/results.json || true)"
+
+echo "slurm jobs: OK in $((SECONDS - begin)) s"
