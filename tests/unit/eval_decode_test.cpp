@@ -12,6 +12,7 @@
 #include "trainer/eval/beam_search.h"
 #include "trainer/eval/greedy_decode.h"
 #include "trainer/model/masks.h"
+#include "small_model_config.h"
 
 namespace {
 
@@ -158,20 +159,7 @@ TEST(BeamSearch, SentencesOfABatchDecodeAsIfAlone) {
   }
 }
 
-model::ModelConfig tiny_config() {
-  model::ModelConfig c;
-  c.src_vocab = 17;
-  c.tgt_vocab = 17;
-  c.d_model = 32;
-  c.heads = 4;
-  c.d_ff = 64;
-  c.encoder_layers = 2;
-  c.decoder_layers = 2;
-  c.dropout = 0.0;
-  c.max_positions = 64;
-  c.pad_id = kPad;
-  return c;
-}
+model::ModelConfig tiny_config() { return small_model_config(17, 17); }
 
 TEST(BeamSearch, BeamOneEqualsGreedyOnATransformer) {
   torch::manual_seed(11);

@@ -5,23 +5,13 @@
 #include <torch/torch.h>
 
 #include "trainer/model/classifier.h"
+#include "small_model_config.h"
 
 namespace {
 
-constexpr int64_t kPad = 0;
+constexpr int64_t kPad = 0;  // small_model_config's pad id
 
-model::ModelConfig small_config() {
-  model::ModelConfig c;
-  c.src_vocab = c.tgt_vocab = 19;
-  c.d_model = 16;
-  c.heads = 4;
-  c.d_ff = 32;
-  c.encoder_layers = 2;
-  c.dropout = 0.0;
-  c.max_positions = 32;
-  c.pad_id = kPad;
-  return c;
-}
+model::ModelConfig small_config() { return small_model_config(19, 19); }
 
 TEST(TransformerClassifier, ScoresShapeAndPaddingInvariance) {
   torch::manual_seed(2);

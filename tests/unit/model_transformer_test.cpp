@@ -12,25 +12,14 @@
 
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
+#include "small_model_config.h"
 
 namespace {
 
 constexpr int64_t kPad = 0;
 
 model::ModelConfig small_config(model::NormPlacement norm = model::NormPlacement::kPre) {
-  model::ModelConfig c;
-  c.src_vocab = 13;
-  c.tgt_vocab = 11;
-  c.d_model = 16;
-  c.heads = 4;
-  c.d_ff = 32;
-  c.encoder_layers = 2;
-  c.decoder_layers = 2;
-  c.dropout = 0.0;
-  c.norm = norm;
-  c.max_positions = 32;
-  c.pad_id = kPad;
-  return c;
+  return small_model_config(13, 11, norm);
 }
 
 model::EncoderDecoder eval_model(const model::ModelConfig& config) {

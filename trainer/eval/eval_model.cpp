@@ -22,6 +22,7 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   m.manifest = data::read_manifest(m.data_dir);
   m.tgt_tokenizer = data::load_tokenizer(m.manifest.tokenizer_kind,
                                          fs::path(m.data_dir) / m.manifest.tgt_tokenizer_file);
+  if (m.classification()) m.labels = data::LabelSet::load(fs::path(m.data_dir) / m.manifest.labels_file);
   m.objective = train::make_objective(m.cfg, m.manifest);
   try {
     load_averaged(m.objective->model(), checkpoints);
@@ -39,6 +40,12 @@ model::EncoderDecoder& EvalModel::encoder_decoder() {
   auto* seq2seq = dynamic_cast<train::Seq2SeqObjective*>(objective.get());
   if (seq2seq == nullptr) throw std::invalid_argument("dataset " + data_dir + " is a classification task: nothing to decode");
   return seq2seq->encoder_decoder();
+}
+
+std::vector<int64_t> EvalModel::classify(const torch::Tensor& src) {
+  auto& classifier = dynamic_cast<train::ClassificationObjective&>(*objective).classifier();
+  const auto best = classifier->forward(src).argmax(-1).cpu();  // [B]
+  return std::vector<int64_t>(best.data_ptr<int64_t>(), best.data_ptr<int64_t>() + best.numel());
 }
 
 }  // namespace eval

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "data_pipeline/labels.h"
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/tokenizer.h"
 #include "trainer/config/run_config.h"
@@ -20,6 +21,7 @@ struct EvalModel {
   std::string data_dir;
   data::Manifest manifest;
   std::unique_ptr<data::Tokenizer> tgt_tokenizer;
+  data::LabelSet labels;  // classification: the class names
   std::unique_ptr<train::Objective> objective;
   std::vector<std::string> checkpoints;  // the weights' sources, oldest first
   int64_t step = 0;                      // training step of the newest
@@ -27,6 +29,8 @@ struct EvalModel {
   bool classification() const { return manifest.task == "classification"; }
   // The seq2seq model, for decoding; throws for a classification run.
   model::EncoderDecoder& encoder_decoder();
+  // Classification: src [B, S] int64 -> the most likely class id of each row.
+  std::vector<int64_t> classify(const torch::Tensor& src);
 };
 
 // The dataset a run is evaluated on: data_dir, or when empty the run's data.dir.

@@ -5,6 +5,7 @@
 //   mpirun -np 4 evaluate --run runs/base ...         the same, the batches shared by 4 ranks
 //   evaluate --run runs/base --watch                  score every checkpoint as training writes it
 //   evaluate --run runs/base --translate input.txt    translate a file (or - for stdin) to stdout
+//                                                     (a classification run: class names)
 //
 // Exit status: 0 done, 1 error (the message names the file or option), 2 bad usage.
 #include <CLI/CLI.hpp>
@@ -124,7 +125,7 @@ int main(int argc, char** argv) {
   app.add_option("--batch-tokens", cli.eval.batch_tokens, "tokens per batch")->capture_default_str()->check(CLI::PositiveNumber);
   app.add_flag("--watch", cli.watch, "score every checkpoint as it appears until the run is finished");
   app.add_option("--poll-s", cli.poll_s, "--watch: seconds between looks for new checkpoints")->capture_default_str();
-  app.add_option("--translate", cli.translate, "translate this file (- for stdin) to stdout");
+  app.add_option("--translate", cli.translate, "translate (or classify) this file's lines (- for stdin) to stdout");
   app.add_option("--threads", cli.threads, "torch threads (0 = the cores of this rank)")->capture_default_str();
   try {
     app.parse(argc, argv);

@@ -28,9 +28,7 @@ namespace {
 std::vector<json> predict(EvalModel& m, const data::Batch& batch, const DecodeOptions& decode) {
   std::vector<json> out;
   if (m.classification()) {
-    auto& classifier = dynamic_cast<train::ClassificationObjective&>(*m.objective).classifier();
-    const auto labels = classifier->forward(batch.src).argmax(-1).cpu();  // [B]
-    for (int64_t b = 0; b < labels.size(0); ++b) out.emplace_back(labels[b].item<int64_t>());
+    for (int64_t label : m.classify(batch.src)) out.emplace_back(label);
     return out;
   }
   for (auto& ids : decode_batch(m.encoder_decoder(), batch.src, m.manifest.special, decode)) out.emplace_back(ids);
@@ -71,13 +69,13 @@ json seq2seq_report(EvalModel& m, const data::Dataset& dataset, const std::vecto
 }
 
 // Classification: accuracy and macro-F1; the predicted label names, in input order.
-json classification_report(const data::Dataset& dataset, const std::vector<json>& outputs,
+json classification_report(const EvalModel& m, const data::Dataset& dataset, const std::vector<json>& outputs,
                            std::vector<std::string>& lines) {
   std::vector<int64_t> references, predictions;
   for (int64_t i = 0; i < dataset.size(); ++i) {
     references.push_back(dataset.get(i).label);
     predictions.push_back(outputs[i].get<int64_t>());
-    lines.push_back(dataset.labels().name(static_cast<int32_t>(predictions.back())));
+    lines.push_back(m.labels.name(static_cast<int32_t>(predictions.back())));
   }
   return {{"accuracy", metrics::accuracy(references, predictions)},
           {"macro_f1", metrics::macro_f1(references, predictions)}};
@@ -120,7 +118,7 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, dist::Communicator
       {"loss", smoothed / count}, {"nll", nll / count}, {"ppl", std::exp(nll / count)},
       {"ranks", comm.world_size()}, {"seconds", seconds},
       {"sentences_per_s", static_cast<double>(dataset.size()) / seconds}};
-  results.update(m.classification() ? classification_report(dataset, outputs, lines)
+  results.update(m.classification() ? classification_report(m, dataset, outputs, lines)
                                     : seq2seq_report(m, dataset, outputs, options, lines));
 
   const fs::path out_dir(options.out_dir);

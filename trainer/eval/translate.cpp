@@ -15,7 +15,7 @@ namespace {
 
 constexpr int64_t kChunkLines = 1024;
 
-// Translations of `sources`, in their order.
+// Translations of `sources` (class names for a classifier), in their order.
 std::vector<std::string> translate_chunk(EvalModel& m, const std::vector<data::Example>& sources,
                                          const TranslateOptions& options) {
   data::ExampleLengths lengths;
@@ -28,6 +28,11 @@ std::vector<std::string> translate_chunk(EvalModel& m, const std::vector<data::E
     std::vector<data::Example> examples;
     for (int64_t i : indices) examples.push_back(sources[i]);
     const data::Batch batch = data::collate(examples, m.manifest.special);
+    if (m.classification()) {
+      const auto labels = m.classify(batch.src);
+      for (size_t b = 0; b < indices.size(); ++b) out[indices[b]] = m.labels.name(static_cast<int32_t>(labels[b]));
+      continue;
+    }
     const auto hyps = decode_batch(m.encoder_decoder(), batch.src, m.manifest.special, options.decode);
     for (size_t b = 0; b < indices.size(); ++b) out[indices[b]] = m.tgt_tokenizer->decode(hyps[b]);
   }

@@ -1,5 +1,6 @@
 // evaluate --translate: source text from a file or stdin -> one translation
-// per line on stdout, in input order.
+// per line on stdout, in input order (for a classification run: the
+// predicted class name).
 //
 // From a file (or stdin redirected from one) lines are read in chunks and
 // decoded in length-sorted batches; from a terminal or a pipe each line is

@@ -32,8 +32,9 @@ PositionalEncodingImpl::PositionalEncodingImpl(int64_t d_model, double dropout, 
 torch::Tensor PositionalEncodingImpl::forward(const torch::Tensor& x, int64_t offset) {
   const int64_t length = x.size(1);
   if (offset + length > pe_.size(0)) {
-    throw std::out_of_range("positional encoding: position " + std::to_string(offset + length - 1) +
-                            " is beyond max_positions = " + std::to_string(pe_.size(0)));
+    throw std::out_of_range("positional encoding: a sequence of length " + std::to_string(length) +
+                            " from position " + std::to_string(offset) + " goes beyond max_positions = " +
+                            std::to_string(pe_.size(0)));
   }
   if (pe_.device() != x.device()) pe_ = pe_.to(x.device());
   // [B, T, d_model] + [T, d_model]
