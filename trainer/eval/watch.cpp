@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kHeader[] = "step\tloss\tppl\tbleu\tchrf\texact_match\tseconds\tcheckpoint";
+constexpr char kHeader[] = "step\tloss\tppl\tbleu\tchrf\texact_match\taccuracy\tseconds\tcheckpoint";
 
 // Checkpoint directories already in the table (its last column).
 std::set<std::string> scored(const fs::path& table) {
@@ -40,7 +40,7 @@ void append_row(const fs::path& table, const nlohmann::json& r) {
   const std::string bleu = r.contains("bleu") ? r["bleu"]["score"].dump() : "-";
   const std::string chrf = r.contains("chrf") ? r["chrf"]["score"].dump() : "-";
   out << r["step"] << "\t" << value("loss") << "\t" << value("ppl") << "\t" << bleu << "\t" << chrf
-      << "\t" << value("exact_match") << "\t" << value("seconds") << "\t"
+      << "\t" << value("exact_match") << "\t" << value("accuracy") << "\t" << value("seconds") << "\t"
       << r["checkpoints"][0].get<std::string>() << "\n";
   if (!out.flush()) throw std::runtime_error("cannot append to " + table.string());
 }

@@ -6,7 +6,8 @@
 // (evaluation.h; its outputs go to <run>/eval/<split>-step_N) and rank 0
 // appends a row:
 //
-//   step  loss  ppl  bleu  chrf  exact_match  seconds  checkpoint
+//   step  loss  ppl  bleu  chrf  exact_match  accuracy  seconds  checkpoint
+//   ("-" where a metric does not apply to the task)
 //
 // Checkpoints already in the table are skipped, so a restarted watcher
 // carries on. A checkpoint that training prunes before it is scored is
