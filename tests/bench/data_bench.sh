@@ -6,7 +6,7 @@
 #     same text, as a ratio; peak memory of each;
 #   - reader + batcher throughput (build/bench/data_loader_bench) against what
 #     the trainer consumes on the paper-base model (TRAINER_TOKS, default the
-#     2 x 1 figure measured by tests/bench/scaling.sh here).
+#     2 x 1 figure measured by tests/bench/benchmarks.sh here).
 #
 #   tests/bench/data_bench.sh        (BUILD_DIR=build PAIRS=... TRAINER_TOKS=...)
 set -euo pipefail

@@ -48,12 +48,30 @@ TEST(LabelSmoothing, EqualsDenseKlDivOfLibTorch) {
   const auto dense = torch::nn::functional::kl_div(
       lp.reshape({-1, V}), q, torch::nn::functional::KLDivFuncOptions().reduction(torch::kSum));
 
-  const auto ours = train::LabelSmoothingLoss(V, pad, eps)(lp, target);
+  const auto ours = train::LabelSmoothingLoss(V, pad, eps)(logits, target);  // log-softmax fused in
   EXPECT_NEAR(ours.smoothed.item<double>(), dense.item<double>(), 1e-10);
 
   const auto g_ours = torch::autograd::grad({ours.smoothed}, {logits}, {}, true)[0];
   const auto g_dense = torch::autograd::grad({dense}, {logits})[0];
   EXPECT_TRUE(torch::allclose(g_ours, g_dense, 1e-10, 1e-12));
+}
+
+// bfloat16 logits (autocast): float32 sums, and a bfloat16 gradient close to
+// the float32 computation's.
+TEST(LabelSmoothing, BFloat16LogitsGiveFloat32Loss) {
+  torch::manual_seed(1);
+  const auto logits = torch::randn({8, 50});
+  const auto target = torch::randint(1, 50, {8}, torch::kLong);
+  const train::LabelSmoothingLoss loss(50, 0, 0.1);
+  const auto half = logits.to(torch::kBFloat16).requires_grad_();
+  const auto full = half.detach().to(torch::kFloat).requires_grad_();
+  const auto a = loss(half, target), b = loss(full, target);
+  EXPECT_EQ(a.smoothed.scalar_type(), torch::kFloat);
+  EXPECT_NEAR(a.smoothed.item<double>(), b.smoothed.item<double>(), 1e-4);
+  a.smoothed.backward();
+  b.smoothed.backward();
+  EXPECT_EQ(half.grad().scalar_type(), torch::kBFloat16);
+  EXPECT_TRUE(torch::allclose(half.grad().to(torch::kFloat), full.grad(), 1e-2, 1e-3));
 }
 
 TEST(LabelSmoothing, ZeroSmoothingIsNll) {

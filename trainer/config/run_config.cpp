@@ -58,6 +58,10 @@ void RunConfig::bind(Schema& s) {
   s.add("train.watchdog_s", &train.watchdog_s,
         "end the job when one phase of a step takes longer than this (0 = off)");
   s.add("train.threads", &train.threads, "torch threads per rank (0 = cores / local ranks)");
+  s.add("train.precision", &train.precision,
+        "fp32, or bf16: forward pass under autocast to bfloat16 (AVX512-BF16/AMX via oneDNN, CUDA "
+        "autocast on GPUs); weights, gradients, Adam moments, loss and checkpoints stay fp32",
+        {"fp32", "bf16"});
 
   s.add("dist.backend", &dist.backend, "collectives: nccl on GPUs, mpi on CPUs",
         {"auto", "mpi", "nccl"});

@@ -48,6 +48,7 @@ struct TrainSection {
   int64_t max_nonfinite_steps = 5;  // skipped non-finite steps in a row before giving up
   double watchdog_s = 900;         // end the job when a step phase lasts longer; 0 = off
   int64_t threads = 0;         // torch threads per rank; 0 = cores / ranks on the node
+  std::string precision = "fp32";  // fp32 | bf16 (autocast; weights, Adam and loss stay fp32)
 };
 
 // How ranks cooperate; none of it changes the mathematics of a step.

@@ -3,6 +3,10 @@
 #include <cmath>
 #include <limits>
 
+// Projections call ATen's torch::linear, which folds [B, T, D] into one GEMM
+// with the bias added inside it (addmm); the C++ frontend's Linear::forward
+// does matmul and then a separate pass for `+= bias`.
+
 namespace model {
 
 namespace {
@@ -48,7 +52,7 @@ std::vector<torch::Tensor> MultiHeadedAttentionImpl::split_heads(const torch::Te
 
 torch::Tensor MultiHeadedAttentionImpl::forward_self(const torch::Tensor& x, const torch::Tensor& mask) {
   // [Q K V] = x [W^Q; W^K; W^V]^T + b: one GEMM   // [B, T, 3D]
-  auto qkv = split_heads(torch::nn::functional::linear(x, in_proj_weight_, in_proj_bias_), 3);
+  auto qkv = split_heads(torch::linear(x, in_proj_weight_, in_proj_bias_), 3);
   return attend(qkv[0], qkv[1], qkv[2], mask);
 }
 
@@ -60,7 +64,7 @@ torch::Tensor MultiHeadedAttentionImpl::forward_cross(const torch::Tensor& x, co
 
 torch::Tensor MultiHeadedAttentionImpl::forward_self_step(const torch::Tensor& x, torch::Tensor& keys,
                                                           torch::Tensor& values) {
-  auto qkv = split_heads(torch::nn::functional::linear(x, in_proj_weight_, in_proj_bias_), 3);  // 3 x [B, h, 1, d_k]
+  auto qkv = split_heads(torch::linear(x, in_proj_weight_, in_proj_bias_), 3);  // 3 x [B, h, 1, d_k]
   keys = keys.defined() ? torch::cat({keys, qkv[1]}, 2) : qkv[1];        // [B, h, t + 1, d_k]
   values = values.defined() ? torch::cat({values, qkv[2]}, 2) : qkv[2];  // [B, h, t + 1, d_k]
   return attend(qkv[0], keys, values, {});  // every earlier position is visible: no mask
@@ -68,7 +72,7 @@ torch::Tensor MultiHeadedAttentionImpl::forward_self_step(const torch::Tensor& x
 
 std::pair<torch::Tensor, torch::Tensor> MultiHeadedAttentionImpl::memory_keys_values(const torch::Tensor& memory) {
   // [K V] = memory [W^K; W^V]^T + b: the last 2D rows, one GEMM   // [B, Tk, 2D]
-  auto kv = torch::nn::functional::linear(memory, in_proj_weight_.slice(0, d_model_),
+  auto kv = torch::linear(memory, in_proj_weight_.slice(0, d_model_),
                                           in_proj_bias_.slice(0, d_model_));
   auto k_v = split_heads(kv, 2);
   return {k_v[0], k_v[1]};
@@ -77,7 +81,7 @@ std::pair<torch::Tensor, torch::Tensor> MultiHeadedAttentionImpl::memory_keys_va
 torch::Tensor MultiHeadedAttentionImpl::forward_cross_cached(const torch::Tensor& x, const torch::Tensor& keys,
                                                              const torch::Tensor& values, const torch::Tensor& mask) {
   // Q = x W^Q^T + b_Q: the first D rows            // [B, Tq, D]
-  auto q = torch::nn::functional::linear(x, in_proj_weight_.slice(0, 0, d_model_), in_proj_bias_.slice(0, 0, d_model_));
+  auto q = torch::linear(x, in_proj_weight_.slice(0, 0, d_model_), in_proj_bias_.slice(0, 0, d_model_));
   return attend(split_heads(q, 1)[0], keys, values, mask);
 }
 
@@ -90,7 +94,7 @@ torch::Tensor MultiHeadedAttentionImpl::attend(const torch::Tensor& q, const tor
   auto heads = torch::matmul(p_attn, v);               // [B, h, Tq, d_k]
   // Concat(head_1, ..., head_h)                    // [B, Tq, h, d_k] -> [B, Tq, D]
   auto concat = heads.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});
-  return out_proj_(concat);  // W^O                 // [B, Tq, D]
+  return torch::linear(concat, out_proj_->weight, out_proj_->bias);  // W^O   [B, Tq, D]
 }
 
 }  // namespace model

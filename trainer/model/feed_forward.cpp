@@ -8,8 +8,9 @@ PositionwiseFeedForwardImpl::PositionwiseFeedForwardImpl(int64_t d_model, int64_
       dropout_(register_module("dropout", torch::nn::Dropout(dropout))) {}
 
 torch::Tensor PositionwiseFeedForwardImpl::forward(const torch::Tensor& x) {
-  auto hidden = dropout_(torch::relu(w_1_(x)));  // max(0, x W_1 + b_1)   [B, T, d_ff]
-  return w_2_(hidden);                           // (.) W_2 + b_2         [B, T, d_model]
+  // torch::linear: one addmm with the bias (Linear::forward adds it in a second pass)
+  auto hidden = dropout_(torch::relu(torch::linear(x, w_1_->weight, w_1_->bias)));  // max(0, x W_1 + b_1) [B, T, d_ff]
+  return torch::linear(hidden, w_2_->weight, w_2_->bias);                         // (.) W_2 + b_2  [B, T, d_model]
 }
 
 }  // namespace model

@@ -22,7 +22,7 @@ GeneratorImpl::GeneratorImpl(int64_t d_model, int64_t vocab, torch::Tensor tied_
 }
 
 torch::Tensor GeneratorImpl::logits(const torch::Tensor& x) {
-  return torch::nn::functional::linear(x, weight_, bias_);  // x W^T + b   [B, T, vocab]
+  return torch::linear(x, weight_, bias_);  // x W^T + b, one addmm   [B, T, vocab]
 }
 
 torch::Tensor GeneratorImpl::forward(const torch::Tensor& x) {

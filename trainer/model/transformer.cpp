@@ -45,6 +45,11 @@ torch::Tensor EncoderDecoderImpl::decode_step(const torch::Tensor& tokens, const
   return decoder_->forward_step(position_(tgt_embed_(tokens), cache.length), src_mask, cache);  // [B, 1, d_model]
 }
 
+torch::Tensor EncoderDecoderImpl::logits(const torch::Tensor& src, const torch::Tensor& tgt_in,
+                                         const torch::Tensor& src_mask, const torch::Tensor& tgt_mask) {
+  return generator_->logits(decode(encode(src, src_mask), src_mask, tgt_in, tgt_mask));  // [B, T, tgt_vocab]
+}
+
 torch::Tensor EncoderDecoderImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt_in,
                                           const torch::Tensor& src_mask, const torch::Tensor& tgt_mask) {
   return generator_(decode(encode(src, src_mask), src_mask, tgt_in, tgt_mask));  // [B, T, tgt_vocab]

@@ -34,6 +34,11 @@ class EncoderDecoderImpl : public torch::nn::Module {
   DecoderCache start_decoding(const torch::Tensor& memory);
   torch::Tensor decode_step(const torch::Tensor& tokens, const torch::Tensor& src_mask, DecoderCache& cache);
 
+  // Scores of the next target token before the softmax, [B, T, tgt_vocab]
+  // (bfloat16 under autocast): what the fused training loss takes.
+  torch::Tensor logits(const torch::Tensor& src, const torch::Tensor& tgt_in, const torch::Tensor& src_mask,
+                       const torch::Tensor& tgt_mask);
+
   // Log-probabilities of the next target token, float32 [B, T, tgt_vocab].
   torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& tgt_in, const torch::Tensor& src_mask,
                         const torch::Tensor& tgt_mask);

@@ -1,11 +1,15 @@
 // Label smoothing (paper §5.4, epsilon_ls = 0.1) as in the Annotated
 // Transformer: the target distribution q puts 1 - eps on the true token,
 // eps / (V - 2) on every other token except padding, 0 on padding; the loss
-// is KL(q || p) summed over non-padding positions.
+// is KL(q || p) summed over non-padding positions, p = softmax(logits).
 //
-// Computed without building q ([N, V]): with c = 1 - eps, o = eps / (V - 2),
+// Computed from the logits in one fused step, without building q ([N, V]):
+// with c = 1 - eps, o = eps / (V - 2) and log p = log_softmax(logits) in float32,
 //   KL = sum_v q_v log q_v  -  c log p_y  -  o (sum_v log p_v - log p_y - log p_pad)
-// where the first term is the constant c log c + (V - 2) o log o.
+// where the first term is the constant c log c + (V - 2) o log o, and since q
+// sums to 1 the gradient is simply
+//   dKL / dlogits = p - q                                       [N, V]
+// (one [N, V] tensor in backward, instead of one per term).
 #pragma once
 #include <torch/torch.h>
 
@@ -20,8 +24,10 @@ struct LossSums {
 class LabelSmoothingLoss {
  public:
   LabelSmoothingLoss(int64_t vocab, int64_t pad_id, double smoothing);
-  // log_probs [B, T, V] (or [N, V]); target [B, T] (or [N]) with pad_id where ignored.
-  LossSums operator()(const torch::Tensor& log_probs, const torch::Tensor& target) const;
+  // logits [B, T, V] (or [N, V]), any floating dtype (log-probabilities work
+  // too: log_softmax leaves them unchanged); target [B, T] (or [N]) with
+  // pad_id where ignored. The sums are float32 (float64 for float64 logits).
+  LossSums operator()(const torch::Tensor& logits, const torch::Tensor& target) const;
 
  private:
   int64_t vocab_, pad_id_;

@@ -14,8 +14,8 @@ LossSums Seq2SeqObjective::loss(const data::Batch& batch) {
   const int64_t pad = model_->config().pad_id;
   const auto src_mask = model::make_src_mask(batch.src, pad);     // [B, 1, 1, S]
   const auto tgt_mask = model::make_tgt_mask(batch.tgt_in, pad);  // [B, 1, T, T]
-  const auto log_probs = model_->forward(batch.src, batch.tgt_in, src_mask, tgt_mask);  // [B, T, V]
-  return smoothing_(log_probs, batch.tgt_out);
+  const auto logits = model_->logits(batch.src, batch.tgt_in, src_mask, tgt_mask);  // [B, T, V]
+  return smoothing_(logits, batch.tgt_out);  // log-softmax fused into the loss
 }
 
 ClassificationObjective::ClassificationObjective(const config::RunConfig& cfg, const data::Manifest& manifest)

@@ -19,6 +19,7 @@
 #include "trainer/train/training.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <filesystem>
@@ -33,6 +34,7 @@
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
 #include "trainer/runtime/device.h"
+#include "trainer/runtime/precision.h"
 #include "trainer/dist/consistency.h"
 #include "trainer/dist/grad_sync.h"
 #include "trainer/dist/make_communicator.h"
@@ -79,10 +81,11 @@ void set_learning_rate(torch::optim::Adam& optimizer, double lr) {
 // Where a rank's step time goes (seconds). On a GPU these are host times of
 // asynchronous work; on the CPU they are the work itself.
 struct PhaseTimes {
-  double data = 0;     // reading and collating micro-batches
-  double compute = 0;  // forward + backward (incl. starting overlapped allreduces)
-  double comm = 0;     // blocked waiting for collectives
-  double update = 0;   // scaling, clipping, optimizer step
+  double data = 0;      // reading and collating micro-batches
+  double forward = 0;   // forward pass and loss
+  double backward = 0;  // backward (incl. starting overlapped allreduces)
+  double comm = 0;      // blocked waiting for collectives
+  double update = 0;    // scaling, clipping, optimizer step
 };
 
 // Sums of one log interval, to report means and throughput. The sums are
@@ -111,12 +114,22 @@ struct Window {
 // The interval's phase times as shares of its wall time, averaged over ranks.
 nlohmann::json phase_shares(const PhaseTimes& t, double wall_seconds, dist::Communicator& comm,
                             const torch::Device& device) {
-  torch::Tensor sums = torch::tensor({t.data, t.compute, t.comm, t.update},
+  torch::Tensor sums = torch::tensor({t.data, t.forward, t.backward, t.comm, t.update},
                                      torch::dtype(torch::kDouble).device(device));
   comm.allreduce_sum(sums);
   sums = sums.cpu() / (comm.world_size() * wall_seconds);
-  return {{"data", sums[0].item<double>()}, {"compute", sums[1].item<double>()},
-          {"comm_wait", sums[2].item<double>()}, {"update", sums[3].item<double>()}};
+  return {{"data", sums[0].item<double>()}, {"forward", sums[1].item<double>()},
+          {"backward", sums[2].item<double>()}, {"comm_wait", sums[3].item<double>()},
+          {"update", sums[4].item<double>()}};
+}
+
+// The largest resident set size of any rank so far (MiB).
+double peak_rss_mb(dist::Communicator& comm, const torch::Device& device) {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const torch::Tensor all =
+      comm.allgather(torch::tensor({usage.ru_maxrss / 1024.0}, torch::dtype(torch::kDouble).device(device)));
+  return all.max().cpu().item<double>();
 }
 
 // Rank 0's value on every rank.
@@ -136,6 +149,7 @@ class Trainer {
           const launch::ProcessInfo& process, Watchdog& watchdog)
       : cfg_(cfg), resolved_toml_(resolved_toml), rank_(process.rank), world_(process.world_size),
         device_(runtime::select_device(process)),
+        precision_(runtime::parse_precision(cfg.train.precision)),
         comm_(dist::make_communicator(cfg.dist.backend, device_)),
         run_dir_(cfg.run_dir()), watchdog_(watchdog),
         train_set_(cfg.data.dir, "train", dataset_options(cfg)),
@@ -190,6 +204,7 @@ class Trainer {
   const std::string resolved_toml_;
   const int64_t rank_, world_;
   const torch::Device device_;
+  const runtime::Precision precision_;
   const std::unique_ptr<dist::Communicator> comm_;
   const fs::path run_dir_;
   Watchdog& watchdog_;
@@ -283,12 +298,18 @@ torch::Tensor Trainer::train_step(data::Prefetcher& prefetch, double& grad_norm,
     watchdog_.beat(step_, "forward/backward");
     phase = Clock::now();
     seed_dropout(static_cast<uint64_t>(cfg_.run.seed), step_, next->plan.part);
-    const LossSums s = objective_->loss(batch);
+    LossSums s;
+    {
+      runtime::AutocastScope autocast(precision_, device_);
+      s = objective_->loss(batch);
+    }
+    window_.times.forward += seconds_since(phase);
+    phase = Clock::now();
     s.smoothed.backward();
     sums[kSmoothed] += s.smoothed.detach().to(torch::kDouble);
     sums[kNll] += s.nll.to(torch::kDouble);
     sums[kTokens] += static_cast<double>(s.tokens);
-    window_.times.compute += seconds_since(phase);
+    window_.times.backward += seconds_since(phase);
   }
   // Flags ride along: a signal on any rank, rank 0's clock for timed saves.
   if (signals_.requested()) sums[kPreempt] += 1.0;
@@ -322,6 +343,7 @@ torch::Tensor Trainer::train_step(data::Prefetcher& prefetch, double& grad_norm,
 void Trainer::log(double lr) {
   const double wall = seconds_since(window_.start);
   const nlohmann::json shares = phase_shares(window_.times, wall, *comm_, device_);  // collective
+  const double rss_mb = peak_rss_mb(*comm_, device_);                               // collective
   if (rank_ == 0 && window_.tokens > 0) {
     const double loss = window_.smoothed / window_.tokens, nll = window_.nll / window_.tokens;
     const double grad_norm = window_.grad_norm / std::max<int64_t>(1, window_.steps);
@@ -332,7 +354,7 @@ void Trainer::log(double lr) {
                  100 * shares["comm_wait"].get<double>(), seconds_since(start_));
     metrics_->write({{"step", step_}, {"epoch", epoch_}, {"loss", loss}, {"nll", nll},
                      {"ppl", std::exp(nll)}, {"lr", lr}, {"grad_norm", grad_norm},
-                     {"tokens_per_s", tokens_per_s}, {"time_share", shares},
+                     {"tokens_per_s", tokens_per_s}, {"time_share", shares}, {"peak_rss_mb", rss_mb},
                      {"elapsed_s", seconds_since(start_)}});
   }
   window_ = Window();
@@ -340,7 +362,7 @@ void Trainer::log(double lr) {
 
 bool Trainer::validate() {
   watchdog_.beat(step_, "validation");
-  const ValidationResult r = validator_->run(*objective_, *comm_, device_);
+  const ValidationResult r = validator_->run(*objective_, *comm_, device_, precision_);
   const bool improved = r.loss < best_valid_loss_;
   if (improved) {
     best_valid_loss_ = r.loss;

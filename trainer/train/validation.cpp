@@ -7,8 +7,8 @@ namespace train {
 Validator::Validator(const data::Dataset& valid, int64_t batch_tokens)
     : valid_(valid), batches_(data::length_sorted_batches(valid.lengths(), batch_tokens)) {}
 
-ValidationResult Validator::run(Objective& objective, dist::Communicator& comm,
-                                const torch::Device& device) const {
+ValidationResult Validator::run(Objective& objective, dist::Communicator& comm, const torch::Device& device,
+                                runtime::Precision precision) const {
   torch::NoGradGuard no_grad;
   objective.model().eval();
   auto sums = torch::zeros({3}, torch::dtype(torch::kDouble).device(device));  // loss, nll, tokens
@@ -16,7 +16,11 @@ ValidationResult Validator::run(Objective& objective, dist::Communicator& comm,
     std::vector<data::Example> examples;
     for (int64_t i : batches_[b]) examples.push_back(valid_.get(i));
     const data::Batch batch = data::collate(examples, valid_.manifest().special).to(device);
-    const LossSums s = objective.loss(batch);
+    LossSums s;
+    {
+      runtime::AutocastScope autocast(precision, device);
+      s = objective.loss(batch);
+    }
     sums[0] += s.smoothed.to(torch::kDouble);
     sums[1] += s.nll.to(torch::kDouble);
     sums[2] += static_cast<double>(s.tokens);

@@ -8,6 +8,7 @@
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/dataset.h"
 #include "trainer/dist/communicator.h"
+#include "trainer/runtime/precision.h"
 #include "trainer/train/objective.h"
 
 namespace train {
@@ -21,8 +22,9 @@ struct ValidationResult {
 class Validator {
  public:
   Validator(const data::Dataset& valid, int64_t batch_tokens);
-  // Collective. The model is left in training mode.
-  ValidationResult run(Objective& objective, dist::Communicator& comm, const torch::Device& device) const;
+  // Collective, in the training's precision. The model is left in training mode.
+  ValidationResult run(Objective& objective, dist::Communicator& comm, const torch::Device& device,
+                       runtime::Precision precision) const;
 
  private:
   const data::Dataset& valid_;

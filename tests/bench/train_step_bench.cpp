@@ -1,0 +1,126 @@
+// One training step of the encoder-decoder, phase by phase, without the data
+// pipeline or ranks: the model, the label-smoothed loss and Adam on synthetic
+// batches shaped like the PyTorch reference's (../shared/peer/annotated_train.py):
+// B sentences of random tokens, S source and T target positions, no padding.
+//
+//   build/bench/train_step_bench [size=base|small|default] [threads=1] [precision=fp32|bf16]
+//                                [steps=8] [trace=<file>]
+//
+// Prints one JSON line: median seconds per step of forward (+ loss), backward
+// and the optimizer (the first 2 steps excluded), target tokens/s and peak
+// RSS. With a trace file, one more step runs under LibTorch's profiler and its
+// operators are written as a chrome://tracing file.
+#include <sys/resource.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "trainer/model/masks.h"
+#include "trainer/model/transformer.h"
+#include "trainer/runtime/precision.h"
+#include "trainer/train/label_smoothing.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Size {
+  model::ModelConfig model;
+  int64_t sentences, length;  // per step: sentences × length target tokens
+};
+
+Size size_of(const std::string& name) {
+  Size s;  // paper base: d 512, 8 heads, 6 + 6 layers, d_ff 2048, vocab 32000; 32 × 32 tokens
+  s.model.src_vocab = s.model.tgt_vocab = 32000;
+  s.sentences = 32, s.length = 32;
+  if (name == "small") {
+    s.model.d_model = 256, s.model.heads = 4, s.model.d_ff = 1024;
+    s.model.encoder_layers = s.model.decoder_layers = 3;
+    s.model.src_vocab = s.model.tgt_vocab = 8000;
+    s.sentences = 64;
+  } else if (name == "default") {
+    s.model.d_model = 128, s.model.heads = 4, s.model.d_ff = 512;
+    s.model.encoder_layers = s.model.decoder_layers = 2;
+    s.model.src_vocab = s.model.tgt_vocab = 24;
+    s.sentences = 160, s.length = 12;
+  } else if (name != "base") {
+    throw std::invalid_argument("size must be base, small or default");
+  }
+  return s;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string size_name = argc > 1 ? argv[1] : "base";
+  const int threads = argc > 2 ? std::stoi(argv[2]) : 1;
+  const std::string precision_name = argc > 3 ? argv[3] : "fp32";
+  const int steps = argc > 4 ? std::stoi(argv[4]) : 8;
+  const std::string trace = argc > 5 ? argv[5] : "";
+  torch::set_num_threads(threads);
+  torch::set_num_interop_threads(1);
+  torch::manual_seed(1);
+
+  const Size size = size_of(size_name);
+  const runtime::Precision precision = runtime::parse_precision(precision_name);
+  model::EncoderDecoder model(size.model);
+  model->train();
+  torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
+  const train::LabelSmoothingLoss smoothing(size.model.tgt_vocab, size.model.pad_id, 0.1);
+  const int64_t B = size.sentences, T = size.length;
+  const auto src = torch::randint(4, size.model.src_vocab, {B, T}, torch::kLong);   // [B, S]
+  const auto tgt = torch::randint(4, size.model.tgt_vocab, {B, T + 1}, torch::kLong);  // [B, T + 1]
+  const auto tgt_in = tgt.slice(1, 0, T), tgt_out = tgt.slice(1, 1);                // [B, T] each
+
+  const auto step = [&](std::vector<double>& fwd, std::vector<double>& bwd, std::vector<double>& opt) {
+    auto start = Clock::now();
+    torch::Tensor loss;
+    {
+      runtime::AutocastScope autocast(precision, torch::kCPU);
+      const auto src_mask = model::make_src_mask(src, size.model.pad_id);
+      const auto tgt_mask = model::make_tgt_mask(tgt_in, size.model.pad_id);
+      loss = smoothing(model->logits(src, tgt_in, src_mask, tgt_mask), tgt_out).smoothed / (B * T);
+    }
+    fwd.push_back(seconds_since(start));
+    start = Clock::now();
+    loss.backward();
+    bwd.push_back(seconds_since(start));
+    start = Clock::now();
+    adam.step();
+    adam.zero_grad();
+    opt.push_back(seconds_since(start));
+  };
+
+  std::vector<double> fwd, bwd, opt;
+  for (int i = 0; i < steps; ++i) step(fwd, bwd, opt);
+  for (auto* v : {&fwd, &bwd, &opt}) v->erase(v->begin(), v->begin() + std::min<size_t>(2, v->size() - 1));
+  if (!trace.empty()) {
+    std::vector<double> ignored[3];
+    torch::autograd::profiler::RecordProfile profile(trace);
+    step(ignored[0], ignored[1], ignored[2]);
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const double f = median(fwd), b = median(bwd), o = median(opt);
+  std::printf("{\"size\": \"%s\", \"threads\": %d, \"precision\": \"%s\", \"steps\": %zu, "
+              "\"forward_s\": %.4f, \"backward_s\": %.4f, \"optimizer_s\": %.4f, \"step_s\": %.4f, "
+              "\"tokens_per_s\": %.1f, \"peak_rss_mb\": %.0f}\n",
+              size_name.c_str(), threads, precision_name.c_str(), fwd.size(), f, b, o, f + b + o,
+              static_cast<double>(B * T) / (f + b + o), usage.ru_maxrss / 1024.0);
+  return 0;
+}

@@ -1,0 +1,41 @@
+// Mixed precision (train.precision):
+//
+//   fp32  everything in float32.
+//   bf16  the forward pass runs under autocast to bfloat16: matrix products
+//         (linear, matmul) take bfloat16 copies of their operands, so oneDNN
+//         uses the CPU's bfloat16 units (AVX512-BF16, AMX) and CUDA its tensor
+//         cores; reductions that need range (log-softmax, the loss) stay
+//         float32. Parameters, gradients, Adam moments and checkpoints stay
+//         float32 ("master weights"): autograd casts each gradient back to the
+//         dtype of its parameter. bfloat16 has float32's exponent range, so no
+//         loss scaling is needed.
+#pragma once
+#include <torch/torch.h>
+
+#include <string>
+
+namespace runtime {
+
+enum class Precision { kFp32, kBf16 };
+
+// "fp32" | "bf16"; anything else throws std::invalid_argument.
+Precision parse_precision(const std::string& name);
+
+// Autocast for the forward pass and loss of one micro-batch on `device`, for
+// the lifetime of the scope (a no-op for fp32). Leaving the outermost scope
+// drops the cached bfloat16 copies of the weights, which change every step.
+class AutocastScope {
+ public:
+  AutocastScope(Precision precision, const torch::Device& device);
+  ~AutocastScope();
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  bool enabled_ = false;
+  bool cuda_ = false;
+  bool was_enabled_ = false;
+  at::ScalarType previous_dtype_ = at::kFloat;
+};
+
+}  // namespace runtime
