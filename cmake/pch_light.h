@@ -1,5 +1,4 @@
 // Precompiled header of the torch-free targets (launch, data_pipeline,
 // prepare_data): they must not see LibTorch (see CMakeLists.txt).
 #pragma once
-#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>

@@ -11,9 +11,10 @@ namespace data {
 
 Batcher::Batcher(const ExampleLengths& lengths, const BatcherOptions& options) : options_(options) {
   if (options.max_len < 1 || options.max_len >= options.batch_tokens) {
-    throw std::invalid_argument("batching needs 1 <= max_len < batch_tokens so that every example "
-                                "fits in a batch; got max_len " + std::to_string(options.max_len) +
-                                ", batch_tokens " + std::to_string(options.batch_tokens));
+    throw std::invalid_argument(
+        "batching needs 1 <= max_len < batch_tokens so that every example "
+        "fits in a batch; got max_len " +
+        std::to_string(options.max_len) + ", batch_tokens " + std::to_string(options.batch_tokens));
   }
   if (options.sort_window < 1) throw std::invalid_argument("batching needs sort_window >= 1");
   if (lengths.src.size() != lengths.tgt.size()) {
@@ -71,7 +72,8 @@ void Batcher::fill(GlobalBatch::const_iterator begin, GlobalBatch::const_iterato
 }
 
 std::vector<GlobalBatch> Batcher::split(const GlobalBatch& batch, int64_t parts) const {
-  if (parts < 1) throw std::invalid_argument("cannot split a batch into " + std::to_string(parts) + " parts");
+  if (parts < 1)
+    throw std::invalid_argument("cannot split a batch into " + std::to_string(parts) + " parts");
   // Positions in the batch, heaviest first.
   std::vector<size_t> heaviest(batch.size());
   std::iota(heaviest.begin(), heaviest.end(), 0);
@@ -94,12 +96,14 @@ std::vector<GlobalBatch> Batcher::split(const GlobalBatch& batch, int64_t parts)
   return result;
 }
 
-std::vector<GlobalBatch> length_sorted_batches(const ExampleLengths& lengths, int64_t batch_tokens) {
+std::vector<GlobalBatch> length_sorted_batches(const ExampleLengths& lengths,
+                                               int64_t batch_tokens) {
   const int64_t n = static_cast<int64_t>(lengths.src.size());
   const auto row = [&](int64_t i) { return std::max(lengths.src[i], lengths.tgt[i]) + 1; };
   std::vector<int64_t> order(n);
   for (int64_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return row(a) < row(b); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return row(a) < row(b); });
 
   std::vector<GlobalBatch> batches;
   GlobalBatch current;

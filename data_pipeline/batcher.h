@@ -1,5 +1,5 @@
 // The global batch: which examples are trained on together, and how they are
-// split across ranks and accumulation steps (DESIGN.md, "the global batch").
+// split across ranks and accumulation steps (docs/DESIGN.md, "the global batch").
 //
 // An epoch's global batches depend on (lengths, options, epoch) only, never on
 // the world size or the accumulation factor:

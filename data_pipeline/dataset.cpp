@@ -14,9 +14,10 @@ const SplitEntry& find_split(const Manifest& manifest, const std::filesystem::pa
   const auto found = manifest.splits.find(split);
   if (found != manifest.splits.end()) return found->second;
   std::string available;
-  for (const auto& entry : manifest.splits) available += (available.empty() ? "" : ", ") + entry.first;
-  throw std::runtime_error("dataset " + dir.string() + " has no split '" + split + "' (it has: " +
-                           available + ")");
+  for (const auto& entry : manifest.splits)
+    available += (available.empty() ? "" : ", ") + entry.first;
+  throw std::runtime_error("dataset " + dir.string() + " has no split '" + split +
+                           "' (it has: " + available + ")");
 }
 
 // The shard must say what the manifest says about it.
@@ -36,7 +37,8 @@ void check_against_manifest(const ShardReader& reader, const ShardIndex& index,
              reader.num_tokens(false) != entry.tgt_tokens) {
     problem = "example or token counts differ from the manifest's";
   }
-  if (!problem.empty()) throw std::runtime_error("shard " + reader.file().string() + ": " + problem);
+  if (!problem.empty())
+    throw std::runtime_error("shard " + reader.file().string() + ": " + problem);
 }
 
 // A classification dataset's label file, which must hold the manifest's count.

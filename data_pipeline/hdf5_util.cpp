@@ -1,5 +1,6 @@
 #include "data_pipeline/hdf5_util.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace data::h5 {
@@ -34,20 +35,65 @@ Handle open_attr(hid_t object, const char* name, H5T_class_t expected_class, con
   Handle attr(H5Aopen(object, name, H5P_DEFAULT), H5Aclose, "open " + what);
   Handle type(H5Aget_type(attr.get()), H5Tclose, "get the type of " + what);
   Handle space(H5Aget_space(attr.get()), H5Sclose, "get the shape of " + what);
-  if (H5Tget_class(type.get()) != expected_class || H5Sget_simple_extent_npoints(space.get()) != 1) {
+  if (H5Tget_class(type.get()) != expected_class ||
+      H5Sget_simple_extent_npoints(space.get()) != 1) {
     throw std::runtime_error(what + " is not " + expected);
   }
   return attr;
 }
 
+// "cannot <what>", and why when HDF5 says.
+std::runtime_error failure(const std::string& what) {
+  const std::string reason = failure_reason();
+  return std::runtime_error("cannot " + what + (reason.empty() ? "" : ": " + reason));
+}
+
+bool contains(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The dataset `name`; "missing dataset <name>" when there is none.
+Handle open_dataset(hid_t group, const char* name) {
+  const std::string what = std::string("dataset ") + name;
+  const htri_t exists = H5Lexists(group, name, H5P_DEFAULT);
+  if (exists == 0) throw std::runtime_error("missing " + what);
+  return Handle(exists > 0 ? H5Dopen2(group, name, H5P_DEFAULT) : -1, H5Dclose, "open " + what);
+}
+
 }  // namespace
 
 Handle::Handle(hid_t id, Closer close, const std::string& what) : id_(id), close_(close) {
-  if (id < 0) throw std::runtime_error("cannot " + what);
+  if (id < 0) throw failure(what);
 }
 
 void check(herr_t status, const std::string& what) {
-  if (status < 0) throw std::runtime_error("cannot " + what);
+  if (status < 0) throw failure(what);
+}
+
+std::string failure_reason() {
+  std::vector<std::string> messages;  // innermost (the cause) first
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t* error, void* out) -> herr_t {
+        static_cast<std::vector<std::string>*>(out)->push_back(error->desc ? error->desc : "");
+        return 0;
+      },
+      &messages);
+  for (const auto& message : messages) {
+    if (contains(message, "Fletcher32 checksum"))
+      return "the data fails its Fletcher-32 checksum (corrupted)";
+    if (contains(message, "metadata checksum"))
+      return "metadata checksum mismatch (the file is corrupted)";
+    if (contains(message, "truncated file")) return "the file is truncated (" + message + ")";
+  }
+  return messages.empty() ? "" : messages.front();
+}
+
+Handle checksummed_metadata_access() {
+  Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V110, H5F_LIBVER_V110),
+        "select the HDF5 1.10 file format");
+  return access;
 }
 
 QuietErrors::QuietErrors() {
@@ -97,7 +143,8 @@ std::string read_string_attr(hid_t object, const char* name) {
 }
 
 template <typename T>
-void write_vector(hid_t group, const char* name, const std::vector<T>& values, const Layout& layout) {
+void write_vector(hid_t group, const char* name, const std::vector<T>& values,
+                  const Layout& layout) {
   const std::string what = std::string("dataset ") + name;
   const hsize_t size = values.size();
   const hsize_t unlimited = H5S_UNLIMITED;  // chunked datasets may grow (appending writers)
@@ -107,22 +154,25 @@ void write_vector(hid_t group, const char* name, const std::vector<T>& values, c
   if (layout.chunk > 0) {
     const hsize_t chunk = layout.chunk;
     check(H5Pset_chunk(properties.get(), 1, &chunk), "set the chunk size of " + what);
-    if (layout.deflate > 0) check(H5Pset_deflate(properties.get(), layout.deflate), "deflate " + what);
+    if (layout.deflate > 0)
+      check(H5Pset_deflate(properties.get(), layout.deflate), "deflate " + what);
+    if (layout.checksum) check(H5Pset_fletcher32(properties.get()), "checksum " + what);
+  } else if (layout.checksum) {
+    throw std::invalid_argument(what + ": checksums need a chunked layout");
   }
   Handle dataset(H5Dcreate2(group, name, IntTypes<T>::file(), space.get(), H5P_DEFAULT,
                             properties.get(), H5P_DEFAULT),
                  H5Dclose, "create " + what);
   if (size > 0) {
-    check(H5Dwrite(dataset.get(), IntTypes<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
+    check(H5Dwrite(dataset.get(), IntTypes<T>::memory(), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                   values.data()),
           "write " + what);
   }
 }
 
 template <typename T>
 Vector<T>::Vector(hid_t group, const char* name)
-    : what_(std::string("dataset ") + name),
-      dataset_((H5Lexists(group, name, H5P_DEFAULT) > 0 ? H5Dopen2(group, name, H5P_DEFAULT) : -1),
-               H5Dclose, "open " + what_ + " (missing?)") {
+    : what_(std::string("dataset ") + name), dataset_(open_dataset(group, name)) {
   Handle type(H5Dget_type(dataset_.get()), H5Tclose, "get the type of " + what_);
   Handle space(H5Dget_space(dataset_.get()), H5Sclose, "get the shape of " + what_);
   if (H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_ndims(space.get()) != 1)
@@ -133,6 +183,19 @@ Vector<T>::Vector(hid_t group, const char* name)
   hsize_t size = 0;
   H5Sget_simple_extent_dims(space.get(), &size, nullptr);
   size_ = static_cast<int64_t>(size);
+  Handle properties(H5Dget_create_plist(dataset_.get()), H5Pclose, "get the layout of " + what_);
+  if (H5Pget_layout(properties.get()) == H5D_CHUNKED) {
+    hsize_t chunk = 0;
+    check(H5Pget_chunk(properties.get(), 1, &chunk), "get the chunk size of " + what_);
+    chunk_ = static_cast<int64_t>(chunk);
+  }
+  for (int k = 0, filters = H5Pget_nfilters(properties.get()); k < filters; ++k) {
+    unsigned flags = 0, filter_config = 0;
+    size_t values = 0;
+    if (H5Pget_filter2(properties.get(), k, &flags, &values, nullptr, 0, nullptr, &filter_config) ==
+        H5Z_FILTER_FLETCHER32)
+      checksummed_ = true;
+  }
 }
 
 template <typename T>
@@ -149,26 +212,40 @@ void Vector<T>::read(int64_t begin, int64_t count, T* out) const {
                              std::to_string(begin + count) + ") are outside " + what_ + " of " +
                              std::to_string(size_));
   if (count == 0) return;
+  const auto fail = [&](int64_t first, int64_t end, const std::string& reason) {
+    throw ReadError("cannot read " + what_ + ", elements [" + std::to_string(first) + ", " +
+                        std::to_string(end) + "): " + reason,
+                    first, end);
+  };
+  const auto failed = try_read(begin, count, out);
+  if (!failed) return;
+  if (chunk_ == 0) fail(begin, begin + count, *failed);
+  // Chunk by chunk, to name the part of the range in the damaged chunk (a
+  // failure that does not come back leaves the range read).
+  for (int64_t first = begin, end; first < begin + count; first = end) {
+    end = std::min((first / chunk_ + 1) * chunk_, begin + count);
+    if (const auto reason = try_read(first, end - first, out + (first - begin)))
+      fail(first, end, *reason);
+  }
+}
+
+template <typename T>
+std::optional<std::string> Vector<T>::try_read(int64_t begin, int64_t count, T* out) const {
   Handle file_space(H5Dget_space(dataset_.get()), H5Sclose, "get the shape of " + what_);
   const hsize_t start = begin, length = count;
   check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &length, nullptr),
         "select a range of " + what_);
   Handle memory_space(H5Screate_simple(1, &length, nullptr), H5Sclose, "create a dataspace");
-  check(H5Dread(dataset_.get(), IntTypes<T>::memory(), memory_space.get(), file_space.get(),
-                H5P_DEFAULT, out),
-        "read " + what_);
-}
-
-template <typename T>
-std::vector<T> read_vector(hid_t group, const char* name) {
-  return Vector<T>(group, name).read();
+  if (H5Dread(dataset_.get(), IntTypes<T>::memory(), memory_space.get(), file_space.get(),
+              H5P_DEFAULT, out) >= 0)
+    return std::nullopt;
+  const std::string reason = failure_reason();  // before closing the handles clears the stack
+  return reason.empty() ? "HDF5 gives no reason" : reason;
 }
 
 template class Vector<int32_t>;
 template class Vector<int64_t>;
 template void write_vector<int32_t>(hid_t, const char*, const std::vector<int32_t>&, const Layout&);
 template void write_vector<int64_t>(hid_t, const char*, const std::vector<int64_t>&, const Layout&);
-template std::vector<int32_t> read_vector<int32_t>(hid_t, const char*);
-template std::vector<int64_t> read_vector<int64_t>(hid_t, const char*);
 
 }  // namespace data::h5

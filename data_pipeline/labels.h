@@ -38,7 +38,7 @@ class LabelSet {
   const std::string& name(int32_t id) const;
 
  private:
-  std::vector<std::string> names_;                // [size], index = id
+  std::vector<std::string> names_;  // [size], index = id
   std::unordered_map<std::string, int32_t> ids_;
 };
 

@@ -138,7 +138,8 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     throw std::runtime_error("dataset directory " + dir.string() + " does not exist");
   }
   std::ifstream in(file);
-  if (!in) throw std::runtime_error(dir.string() + " is not a dataset: cannot open " + file.string());
+  if (!in)
+    throw std::runtime_error(dir.string() + " is not a dataset: cannot open " + file.string());
   json document;
   try {
     document = json::parse(in);

@@ -59,7 +59,8 @@ struct SourceFile {
 
 struct SplitEntry {
   std::vector<ShardEntry> shards;  // in example order
-  std::vector<SourceFile> sources;  // src then tgt text file, or the TSV file; empty for synthetic tasks
+  std::vector<SourceFile>
+      sources;  // src then tgt text file, or the TSV file; empty for synthetic tasks
 
   int64_t num_examples() const;
   int64_t src_tokens() const;

@@ -43,8 +43,9 @@ PieceDecoder::PieceDecoder(const std::filesystem::path& vocab_file) {
 }
 
 std::vector<int32_t> PieceDecoder::encode(std::string_view) const {
-  throw std::logic_error("SentencePiece encoding needs libsentencepiece, which only prepare_data "
-                         "links (it cannot share a process with LibTorch)");
+  throw std::logic_error(
+      "SentencePiece encoding needs libsentencepiece, which only prepare_data "
+      "links (it cannot share a process with LibTorch)");
 }
 
 std::string PieceDecoder::decode(const std::vector<int32_t>& ids) const {

@@ -14,9 +14,7 @@ uint64_t splitmix64(uint64_t x) {
 
 }  // namespace
 
-uint64_t mix_seed(uint64_t seed, uint64_t stream) {
-  return splitmix64(splitmix64(seed) ^ stream);
-}
+uint64_t mix_seed(uint64_t seed, uint64_t stream) { return splitmix64(splitmix64(seed) ^ stream); }
 
 uint64_t Rng::below(uint64_t n) {
   // Reject the lowest 2^64 mod n raw values so that every residue is equally likely.

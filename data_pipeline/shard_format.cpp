@@ -1,11 +1,11 @@
 #include "data_pipeline/shard_format.h"
 
-#include <fmt/format.h>
+#include "launch/text_format.h"
 
 namespace data {
 
 std::string shard_file_name(const std::string& split, int64_t index) {
-  return fmt::format("{}-{:05d}.h5", split, index);
+  return text::format("{}-{:05d}.h5", split, index);
 }
 
 }  // namespace data

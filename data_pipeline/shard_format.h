@@ -3,9 +3,9 @@
 // File {split}-{NNNNN}.h5 (e.g. train-00003.h5), readable with h5py/h5dump:
 //
 //   /               attrs (scalars): format = "transformer-shard" (UTF-8
-//                   string), format_version = 1, num_examples, src_vocab_size,
+//                   string), format_version = 2, num_examples, src_vocab_size,
 //                   tgt_vocab_size, pad_id, bos_id, eos_id, unk_id (int64)
-//   /src/tokens     int32 [total source tokens], chunked (+ optional deflate)
+//   /src/tokens     int32 [total source tokens] (+ optional deflate)
 //   /src/offsets    int64 [num_examples + 1]; example i is
 //                   tokens[offsets[i] : offsets[i + 1]], offsets[0] = 0
 //   /tgt/tokens     int32, as /src/tokens
@@ -22,6 +22,14 @@
 // and keep /tgt with no tokens (offsets all 0). A shard without num_labels
 // is a seq2seq shard, as every shard written before classification was.
 //
+// Integrity (format_version 2): every dataset is chunked and each chunk
+// carries a Fletcher-32 checksum of its bytes on disk (after deflate), which
+// HDF5 verifies whenever it reads the chunk: a damaged chunk fails its read
+// instead of returning garbage. The file is in HDF5's 1.10 format, whose
+// metadata (superblock, object headers, chunk indexes) is checksummed too.
+// Version 1 shards (written before: only the token arrays chunked, no
+// checksums, HDF5's oldest format) still read, unchecked.
+//
 // Sequences are stored bare: no bos and no eos on either side. The batcher
 // and collate() add them (src + eos; bos + tgt; tgt + eos), so changing that
 // convention never needs the data to be prepared again.
@@ -35,11 +43,12 @@
 namespace data {
 
 inline constexpr char kShardFormat[] = "transformer-shard";
-inline constexpr int64_t kShardFormatVersion = 1;
+inline constexpr int64_t kShardFormatVersion = 2;        // what write_shard writes
+inline constexpr int64_t kOldestShardFormatVersion = 1;  // the oldest ShardReader reads
 
 // Variable-length sequences packed end to end (one side of a shard).
 struct RaggedTokens {
-  std::vector<int32_t> tokens;        // [total tokens]
+  std::vector<int32_t> tokens;         // [total tokens]
   std::vector<int64_t> offsets = {0};  // [n + 1]
 
   int64_t size() const { return static_cast<int64_t>(offsets.size()) - 1; }

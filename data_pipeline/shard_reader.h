@@ -5,7 +5,11 @@
 //   Example e = reader.read_example(index, i);  // example i's tokens: two hyperslab reads
 //   ShardData all = reader.read();          // everything (tools, tests)
 //
-// Every error names the file; errors about one example also name its index.
+// Reads format versions 1 (unchecked) and 2 (Fletcher-32 checksums on every
+// dataset, required: a version 2 shard without them is refused). Every error
+// names the file; errors about examples also name their indices (in the
+// shard) and, for one example, its id. A chunk that fails its checksum is an
+// error naming the dataset and the examples in it.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -32,6 +36,7 @@ class ShardReader {
   explicit ShardReader(const std::filesystem::path& file);
 
   const std::filesystem::path& file() const { return file_; }
+  int64_t format_version() const { return format_version_; }
   int64_t num_examples() const { return num_examples_; }
   const ShardAttrs& attrs() const { return attrs_; }
   int64_t num_tokens(bool src) const { return (src ? src_tokens_ : tgt_tokens_)->size(); }
@@ -49,6 +54,7 @@ class ShardReader {
  private:
   std::filesystem::path file_;
   h5::Handle handle_;
+  int64_t format_version_ = 0;
   int64_t num_examples_ = 0;
   ShardAttrs attrs_;
   std::optional<h5::Vector<int32_t>> src_tokens_, tgt_tokens_;

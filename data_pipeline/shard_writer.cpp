@@ -12,14 +12,14 @@ namespace {
 
 void check_shapes(const ShardData& data, const ShardAttrs& attrs) {
   if (data.src.size() != data.size() || data.tgt.size() != data.size()) {
-    throw std::invalid_argument("src, tgt and ids hold different numbers of examples (" +
-                                std::to_string(data.src.size()) + ", " +
-                                std::to_string(data.tgt.size()) + ", " +
-                                std::to_string(data.size()) + ")");
+    throw std::invalid_argument(
+        "src, tgt and ids hold different numbers of examples (" + std::to_string(data.src.size()) +
+        ", " + std::to_string(data.tgt.size()) + ", " + std::to_string(data.size()) + ")");
   }
   const auto labels = static_cast<int64_t>(data.labels.size());
   if (labels != (attrs.num_labels > 0 ? data.size() : 0)) {
-    throw std::invalid_argument(std::to_string(labels) + " labels for " + std::to_string(data.size()) +
+    throw std::invalid_argument(std::to_string(labels) + " labels for " +
+                                std::to_string(data.size()) +
                                 " examples and num_labels = " + std::to_string(attrs.num_labels));
   }
   for (const int64_t label : data.labels) {
@@ -30,13 +30,21 @@ void check_shapes(const ShardData& data, const ShardAttrs& attrs) {
   }
 }
 
+// Every dataset is chunked (a chunk no larger than the data) and checksummed;
+// only the token arrays are deflated.
+template <typename T>
+void write_checked(hid_t file, const std::string& name, const std::vector<T>& values,
+                   const ShardWriteOptions& options, bool deflate) {
+  const int64_t chunk = std::clamp<int64_t>(values.size(), 1, options.chunk);
+  h5::write_vector(file, name.c_str(), values, {chunk, deflate ? options.deflate : 0, true});
+}
+
 void write_side(hid_t file, const std::string& side, const RaggedTokens& sequences,
                 const ShardWriteOptions& options) {
   h5::Handle group(H5Gcreate2(file, side.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
                    "create group " + side);
-  const int64_t chunk = std::clamp<int64_t>(sequences.tokens.size(), 1, options.chunk);
-  h5::write_vector(file, (side + "/tokens").c_str(), sequences.tokens, {chunk, options.deflate});
-  h5::write_vector(file, (side + "/offsets").c_str(), sequences.offsets, {});
+  write_checked(file, side + "/tokens", sequences.tokens, options, true);
+  write_checked(file, side + "/offsets", sequences.offsets, options, false);
 }
 
 void write_file(const std::string& path, const ShardData& data, const ShardAttrs& attrs,
@@ -44,8 +52,12 @@ void write_file(const std::string& path, const ShardData& data, const ShardAttrs
   if (options.deflate > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) {
     throw std::runtime_error("this HDF5 library has no deflate filter");
   }
-  h5::Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                  "create the file");
+  if (H5Zfilter_avail(H5Z_FILTER_FLETCHER32) <= 0) {
+    throw std::runtime_error("this HDF5 library has no Fletcher-32 filter");
+  }
+  h5::Handle file(
+      H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, h5::checksummed_metadata_access().get()),
+      H5Fclose, "create the file");
   const hid_t root = file.get();
   h5::write_attr(root, "format", std::string(kShardFormat));
   h5::write_attr(root, "format_version", kShardFormatVersion);
@@ -58,10 +70,10 @@ void write_file(const std::string& path, const ShardData& data, const ShardAttrs
   h5::write_attr(root, "unk_id", attrs.special.unk);
   write_side(root, "src", data.src, options);
   write_side(root, "tgt", data.tgt, options);
-  h5::write_vector(root, "ids", data.ids, {});
+  write_checked(root, "ids", data.ids, options, false);
   if (attrs.num_labels > 0) {
     h5::write_attr(root, "num_labels", attrs.num_labels);
-    h5::write_vector(root, "labels", data.labels, {});
+    write_checked(root, "labels", data.labels, options, false);
   }
   h5::check(H5Fflush(root, H5F_SCOPE_LOCAL), "flush the file");
 }

@@ -23,8 +23,8 @@ Vocab::Vocab(std::vector<std::string> tokens) {
   }
 }
 
-Vocab Vocab::from_counts(const std::unordered_map<std::string, int64_t>& counts,
-                         int64_t min_count, int64_t max_size) {
+Vocab Vocab::from_counts(const std::unordered_map<std::string, int64_t>& counts, int64_t min_count,
+                         int64_t max_size) {
   if (max_size != 0 && max_size <= kNumSpecialIds) {
     throw std::invalid_argument("maximum vocabulary size " + std::to_string(max_size) +
                                 " leaves no room beyond the " + std::to_string(kNumSpecialIds) +
@@ -50,8 +50,9 @@ Vocab Vocab::load(const std::filesystem::path& file) {
   std::vector<std::string> lines = read_lines(file, "vocabulary");
   for (size_t i = 0; i < lines.size() && i < kSpecialTokens.size(); ++i) {
     if (lines[i] != kSpecialTokens[i]) {
-      throw std::runtime_error(file.string() + ":" + std::to_string(i + 1) + ": expected special token '" +
-                               std::string(kSpecialTokens[i]) + "', found '" + lines[i] + "'");
+      throw std::runtime_error(file.string() + ":" + std::to_string(i + 1) +
+                               ": expected special token '" + std::string(kSpecialTokens[i]) +
+                               "', found '" + lines[i] + "'");
     }
   }
   if (lines.size() < kSpecialTokens.size()) {
@@ -66,7 +67,9 @@ Vocab Vocab::load(const std::filesystem::path& file) {
   }
 }
 
-void Vocab::save(const std::filesystem::path& file) const { write_lines(file, tokens_, "vocabulary"); }
+void Vocab::save(const std::filesystem::path& file) const {
+  write_lines(file, tokens_, "vocabulary");
+}
 
 int32_t Vocab::id(std::string_view token) const {
   const auto found = ids_.find(std::string(token));

@@ -43,7 +43,7 @@ class Vocab {
   const std::string& token(int32_t id) const;
 
  private:
-  std::vector<std::string> tokens_;                // [size], index = id
+  std::vector<std::string> tokens_;               // [size], index = id
   std::unordered_map<std::string, int32_t> ids_;  // non-special tokens only
 };
 

@@ -1,9 +1,10 @@
 #include "launch/process.h"
 
 #include <mpi.h>
-#include <spdlog/spdlog.h>
 
 #include <memory>
+
+#include "launch/logging.h"
 
 namespace launch {
 
@@ -35,9 +36,9 @@ Process& Process::init(int& argc, char**& argv) {
 }
 
 void Process::abort(const std::string& why, int code) const {
-  spdlog::critical("rank {} of {} on {} aborts the job: {}", info_.rank, info_.world_size,
-                   info_.node, why);
-  spdlog::default_logger()->flush();
+  logging::critical("rank {} of {} on {} aborts the job: {}", info_.rank, info_.world_size,
+                    info_.node, why);
+  logging::flush();
   MPI_Abort(MPI_COMM_WORLD, code);
   std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]]
 }

@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
-# Installs the Debian packages (once) and builds everything into build/.
+# Installs what the build needs (once) and builds everything.
+#   scripts/build.sh                 # Debian's LibTorch 1.13 (CPU): build/
+#   scripts/build.sh --torch pypi    # the PyPI torch wheel's LibTorch (CUDA, NCCL): build-cuda/
 #   BUILD_DIR=build-debug CMAKE_BUILD_TYPE=Debug scripts/build.sh   # other builds
+# A LibTorch of your own: cmake -DCMAKE_PREFIX_PATH=/path/to/libtorch [-DNCCL_INCLUDE_DIR=..
+# -DNCCL_LIBRARY=..] (README, "GPUs").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-build=${BUILD_DIR:-build}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" >/dev/null
+torch=debian
+if [ "${1:-}" = "--torch" ]; then
+  torch=${2:?"--torch needs debian or pypi"}
+  shift 2
+fi
+bash scripts/setup.sh --torch "$torch"
+cmake_args=()
+case "$torch" in
+  debian) build=${BUILD_DIR:-build} ;;
+  pypi)
+    build=${BUILD_DIR:-build-cuda}
+    cmake_args+=("-DCMAKE_PREFIX_PATH=$(bash scripts/torch_prefix.sh)") ;;
+  *) echo "build.sh: --torch must be debian or pypi, not '$torch'" >&2; exit 2 ;;
+esac
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" "${cmake_args[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"

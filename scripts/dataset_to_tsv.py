@@ -21,6 +21,15 @@ def lines(path):
         return f.read().split("\n")[:-1]
 
 
+def read(shard, name):
+    """Dataset `name` of the open shard; h5py verifies each chunk's Fletcher-32
+    checksum, and a damaged one stops the script naming shard and dataset."""
+    try:
+        return shard[name][:]
+    except OSError as error:
+        sys.exit(f"shard {shard.filename}: cannot read dataset {name}: {error}")
+
+
 def main(directory, split):
     manifest = json.load(open(f"{directory}/manifest.json", encoding="utf-8"))
     if manifest["task"] != "classification":
@@ -35,8 +44,8 @@ def main(directory, split):
     out.reconfigure(encoding="utf-8", newline="\n")
     for shard in manifest["splits"][split]["shards"]:
         with h5py.File(f"{directory}/{shard['file']}", "r") as f:
-            tokens, offsets = f["src/tokens"][:], f["src/offsets"][:]
-            for i, label in enumerate(f["labels"][:]):
+            tokens, offsets = read(f, "src/tokens"), read(f, "src/offsets")
+            for i, label in enumerate(read(f, "labels")):
                 text = separator.join(vocab[t] for t in tokens[offsets[i]:offsets[i + 1]])
                 out.write(f"{labels[label]}\t{text}\n")
 

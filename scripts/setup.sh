@@ -2,7 +2,16 @@
 # Installs every Debian 12 package the project needs, or the packages named
 # as arguments (scripts/setup.sh slurm-wlm munge). Idempotent: packages
 # already present are skipped, so a second run costs one dpkg query.
+#   scripts/setup.sh --torch pypi   # also the GPU flavour's LibTorch: the PyPI torch
+#                                   # wheel (CUDA build, NCCL) in .venv/torch
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+torch_source=debian
+if [ "${1:-}" = "--torch" ]; then
+  torch_source=${2:?"--torch needs debian or pypi"}
+  shift 2
+fi
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
@@ -29,3 +38,9 @@ if ((${#missing[@]})); then
 else
   echo "setup: all ${#packages[@]} packages present"
 fi
+
+case "$torch_source" in
+  debian) ;;
+  pypi) bash scripts/setup_torch_pypi.sh ;;
+  *) echo "setup.sh: --torch must be debian or pypi, not '$torch_source'" >&2; exit 2 ;;
+esac

@@ -29,11 +29,16 @@ TINY=(--data.dir data --data.batch_tokens 300 --model.d_model 32 --model.heads 4
       --optim.lr 0.5 --optim.warmup_steps 4 --train.log_every 1 --train.threads 1
       --run.out_dir runs)
 
-# Trains run <name> on <ranks> ranks; output in <name>.log; returns the exit code.
+# Trains run <name> on <ranks> ranks; returns the exit code. Each call writes
+# a fresh <name>.log (an earlier call's of the same name is replaced), so a
+# grep after the call reads that call's output only.
+# TRAINER_EXTRA_ARGS (e.g. "--train.device cuda") come last: tests/gpu/ reruns
+# script tests that way.
 trainer_run() {  # <name> <ranks> [trainer options...]
   local name=$1 ranks=$2; shift 2
+  local extra; read -ra extra <<<"${TRAINER_EXTRA_ARGS:-}"
   timeout 600 bash "$src/scripts/mpirun.sh" -np "$ranks" "$build/bin/trainer" "${TINY[@]}" \
-    --run.name "$name" "$@" >> "$name.log" 2>&1
+    --run.name "$name" "$@" "${extra[@]}" > "$name.log" 2>&1
 }
 
 # Fails the test, showing a log.
@@ -41,4 +46,23 @@ fail() {  # <message> [log]
   echo "FAIL: $1"
   [ -n "${2:-}" ] && tail -30 "$2"
   exit 1
+}
+
+# Two short runs scored by `evaluate --watch` (eval/watch-valid.tsv), for the
+# views of a run (plot, TensorBoard): runs/reverse on the tiny reverse task
+# (BLEU), trained to step 50 and resumed to 100 (its elapsed_s starts again),
+# and runs/majority, a classifier (accuracy). Validation every 10 steps (each
+# new best loss is also a checkpoint).
+watched_runs() {
+  prepare_tiny data
+  "$build/bin/prepare_data" --task majority --out majority --seed 1 --train-size 300 --valid-size 40 \
+    --symbols 6 --classes 3 --min-len 4 --max-len 10 > prepare-majority.log 2>&1 || fail "prepare_data majority" prepare-majority.log
+  local every=(--train.valid_every 10 --train.save_every 25 --train.keep_last 10)
+  trainer_run reverse 1 "${every[@]}" --train.max_steps 50 || fail "training reverse" reverse.log
+  trainer_run reverse 1 "${every[@]}" --train.max_steps 100 || fail "resuming reverse" reverse.log
+  trainer_run majority 1 "${every[@]}" --train.max_steps 100 --data.dir majority || fail "training majority" majority.log
+  for run in reverse majority; do
+    timeout 300 "$build/bin/evaluate" --run runs/$run --split valid --watch --poll-s 0.1 --threads 1 \
+      > $run-watch.log 2>&1 || fail "evaluate --watch $run" $run-watch.log
+  done
 }

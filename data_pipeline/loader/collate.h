@@ -26,10 +26,10 @@
 namespace data {
 
 struct Batch {
-  torch::Tensor src;      // [B, S] int64
-  torch::Tensor tgt_in;   // [B, T] int64
-  torch::Tensor tgt_out;  // [B, T] int64
-  torch::Tensor labels;   // [B] int64 class ids (classification); undefined for seq2seq
+  torch::Tensor src;           // [B, S] int64
+  torch::Tensor tgt_in;        // [B, T] int64
+  torch::Tensor tgt_out;       // [B, T] int64
+  torch::Tensor labels;        // [B] int64 class ids (classification); undefined for seq2seq
   int64_t num_src_tokens = 0;  // non-pad entries of src (eos included)
   int64_t num_tgt_tokens = 0;  // non-pad entries of tgt_out: the tokens the loss counts
   std::vector<int64_t> ids;    // [B] Example::id of each row

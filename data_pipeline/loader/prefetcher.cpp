@@ -7,19 +7,28 @@ namespace data {
 
 namespace {
 
-std::string describe(const PlannedMicroBatch& planned, const Dataset& dataset) {
+std::string describe(int64_t step, const PlannedMicroBatch& planned, const Dataset& dataset) {
   std::string ids;
   for (size_t k = 0; k < planned.indices.size() && k < 8; ++k)
     ids += (k ? ", " : "") + std::to_string(planned.indices[k]);
   if (planned.indices.size() > 8) ids += ", ...";
   return "loading micro-batch " + std::to_string(planned.accum) + " of step " +
-         std::to_string(planned.step) + " (split '" + dataset.split() + "', examples " + ids + ")";
+         std::to_string(step) + " (split '" + dataset.split() + "', examples " + ids + ")";
+}
+
+Batch load(const PlannedMicroBatch& planned, const Dataset& dataset) {
+  std::vector<Example> examples;
+  examples.reserve(planned.indices.size());
+  for (int64_t i : planned.indices) examples.push_back(dataset.get(i));
+  return collate(examples, dataset.manifest().special);
 }
 
 }  // namespace
 
 Prefetcher::Prefetcher(const Dataset& dataset, BatchPlan plan, size_t depth)
-    : dataset_(dataset), plan_(std::move(plan)), depth_(depth < 1 ? 1 : depth),
+    : dataset_(dataset),
+      plan_(std::move(plan)),
+      depth_(depth < 1 ? 1 : depth),
       thread_([this] { work(); }) {}
 
 Prefetcher::~Prefetcher() {
@@ -38,21 +47,21 @@ void Prefetcher::work() {
       space_cv_.wait(lock, [this] { return stop_ || ready_.size() < depth_; });
       if (stop_) return;
     }
-    std::optional<PlannedMicroBatch> planned;
-    LoadedMicroBatch loaded;
+    std::optional<PlannedStep> planned;
+    LoadedStep loaded;
+    std::string where = "planning the next batch";
     try {
-      planned = plan_.next();
+      planned = plan_.next_step();
       if (planned) {
-        std::vector<Example> examples;
-        examples.reserve(planned->indices.size());
-        for (int64_t i : planned->indices) examples.push_back(dataset_.get(i));
-        loaded = {*planned, collate(examples, dataset_.manifest().special)};
+        for (const PlannedMicroBatch& micro : planned->micro_batches) {
+          where = describe(planned->step, micro, dataset_);
+          loaded.batches.push_back(load(micro, dataset_));
+        }
+        loaded.plan = std::move(*planned);
       }
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(mutex_);
-      error_ = std::make_exception_ptr(std::runtime_error(
-          (planned ? describe(*planned, dataset_) : std::string("planning the next batch")) +
-          ": " + e.what()));
+      error_ = std::make_exception_ptr(std::runtime_error(where + ": " + e.what()));
       done_ = true;
       ready_cv_.notify_all();
       return;
@@ -68,14 +77,14 @@ void Prefetcher::work() {
   }
 }
 
-std::optional<LoadedMicroBatch> Prefetcher::take() {
+std::optional<LoadedStep> Prefetcher::take() {
   std::unique_lock<std::mutex> lock(mutex_);
   ready_cv_.wait(lock, [this] { return !ready_.empty() || done_; });
   if (ready_.empty()) {
     if (error_) std::rethrow_exception(error_);
     return std::nullopt;
   }
-  LoadedMicroBatch next = std::move(ready_.front());
+  LoadedStep next = std::move(ready_.front());
   ready_.pop_front();
   space_cv_.notify_all();
   return next;

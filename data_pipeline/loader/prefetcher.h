@@ -1,12 +1,12 @@
-// Prefetch: a background thread loads and collates the micro-batches of a
-// BatchPlan, at most `depth` ahead of the training loop (bounded memory),
-// while the loop computes.
+// Prefetch: a background thread loads and collates the steps of a BatchPlan
+// (each step's micro-batches), at most `depth` steps ahead of the training
+// loop (bounded memory), while the loop computes.
 //
-//   Prefetcher prefetch(dataset, plan, 4);
-//   while (auto next = prefetch.take()) { next->plan.step; next->batch.src; ... }
+//   Prefetcher prefetch(dataset, plan, 2);
+//   while (auto next = prefetch.take()) { next->plan.step; next->batches[a].src; ... }
 //
 // An error while loading (a damaged shard, a bad token id) is rethrown by the
-// take() that would have returned that micro-batch, naming its step and the
+// take() that would have returned that step, naming the step, micro-batch and
 // example ids besides the original message (which names the shard file).
 #pragma once
 #include <condition_variable>
@@ -23,9 +23,9 @@
 
 namespace data {
 
-struct LoadedMicroBatch {
-  PlannedMicroBatch plan;
-  Batch batch;  // CPU tensors
+struct LoadedStep {
+  PlannedStep plan;
+  std::vector<Batch> batches;  // [accum_steps] CPU tensors, plan.micro_batches' order
 };
 
 class Prefetcher {
@@ -33,8 +33,8 @@ class Prefetcher {
   Prefetcher(const Dataset& dataset, BatchPlan plan, size_t depth);
   ~Prefetcher();  // stops and joins the thread
 
-  // The next micro-batch of the plan; nullopt when the plan is done.
-  std::optional<LoadedMicroBatch> take();
+  // The next step of the plan; nullopt when the plan is done.
+  std::optional<LoadedStep> take();
 
   Prefetcher(const Prefetcher&) = delete;
   Prefetcher& operator=(const Prefetcher&) = delete;
@@ -48,7 +48,7 @@ class Prefetcher {
 
   std::mutex mutex_;
   std::condition_variable ready_cv_, space_cv_;
-  std::deque<LoadedMicroBatch> ready_;
+  std::deque<LoadedStep> ready_;
   std::exception_ptr error_;
   bool done_ = false;  // the plan is exhausted (or failed)
   bool stop_ = false;

@@ -30,7 +30,8 @@ int64_t normalise_whitespace(std::string& line) {
 }
 
 // Counts the decision about sides of `shorter` and `longer` words; true = keep.
-bool decide(int64_t shorter, int64_t longer, const CleaningOptions& options, CleaningReport& report) {
+bool decide(int64_t shorter, int64_t longer, const CleaningOptions& options,
+            CleaningReport& report) {
   if (shorter == 0) {
     ++report.empty;
   } else if (shorter < options.min_words) {
@@ -49,8 +50,9 @@ bool decide(int64_t shorter, int64_t longer, const CleaningOptions& options, Cle
 }  // namespace
 
 nlohmann::json CleaningReport::to_json() const {
-  return {{"kept", kept}, {"dropped", {{"empty", empty}, {"too_short", too_short},
-                                       {"too_long", too_long}, {"ratio", ratio}}}};
+  return {{"kept", kept},
+          {"dropped",
+           {{"empty", empty}, {"too_short", too_short}, {"too_long", too_long}, {"ratio", ratio}}}};
 }
 
 CleaningReport CleaningReport::from_json(const nlohmann::json& j) {

@@ -53,7 +53,7 @@ class PairSource {
 // How text files are read into pairs.
 struct TextReadOptions {
   const CleaningOptions* cleaning = nullptr;  // drop pairs as cleaning.h says; null = keep all
-  bool strip_spaces = false;  // remove_spaces() from every sentence, after cleaning
+  bool strip_spaces = false;                  // remove_spaces() from every sentence, after cleaning
 };
 
 // Calls visit(pair), naming `lines`' current line in an InputError it throws.

@@ -10,16 +10,16 @@
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
 
 #include "data_pipeline/labels.h"
 #include "data_pipeline/prepare/cleaning.h"
 #include "data_pipeline/prepare/labeled_text.h"
 #include "data_pipeline/prepare/parallel_text.h"
-#include "data_pipeline/prepare/ranks.h"
 #include "data_pipeline/prepare/tokenizers.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
+#include "launch/logging.h"
+#include "launch/ranks.h"
 
 namespace data {
 
@@ -34,7 +34,8 @@ void check_options(const PrepareOptions& options) {
                                 "' (expected copy, reverse, majority, text or classify)");
   }
   if (options.shard_size < 1) throw std::invalid_argument("shard size must be at least 1");
-  if (options.tokenizer_sample < 1) throw std::invalid_argument("tokenizer sample must be at least 1");
+  if (options.tokenizer_sample < 1)
+    throw std::invalid_argument("tokenizer sample must be at least 1");
   if (options.shard.deflate < 0 || options.shard.deflate > 9) {
     throw std::invalid_argument("deflate level must be in 0..9");
   }
@@ -50,12 +51,14 @@ void check_options(const PrepareOptions& options) {
       throw std::invalid_argument("task classify needs the training file --train-tsv");
     }
     if (options.strip_spaces && options.tokenizer == "word") {
-      throw std::invalid_argument("--strip-spaces would leave one word a line: use --vocab char or spm");
+      throw std::invalid_argument(
+          "--strip-spaces would leave one word a line: use --vocab char or spm");
     }
     return;
   }
   if (options.tokenizer != "word") {
-    throw std::invalid_argument("synthetic tasks use the word tokenizer, not '" + options.tokenizer + "'");
+    throw std::invalid_argument("synthetic tasks use the word tokenizer, not '" +
+                                options.tokenizer + "'");
   }
   for (const auto& [split, size] : options.sizes) {
     if (size < 0) throw std::invalid_argument(split + " size must not be negative");
@@ -76,7 +79,8 @@ Split open_text_split(const std::string& split, const std::vector<fs::path>& fil
                       const PrepareOptions& options) {
   const TextReadOptions read{split == "train" ? &options.cleaning : nullptr, options.strip_spaces};
   Split opened;
-  opened.pairs = files.size() == 2 ? text_pairs(files[0], files[1], read) : labeled_text(files[0], read);
+  opened.pairs =
+      files.size() == 2 ? text_pairs(files[0], files[1], read) : labeled_text(files[0], read);
   for (const auto& file : files) {
     opened.sources.push_back({fs::absolute(file).lexically_normal().string(), sha256_file(file)});
   }
@@ -93,13 +97,14 @@ std::map<std::string, Split> open_splits(const PrepareOptions& options) {
         splits[split] = open_text_split(split, {files->second.src, files->second.tgt}, options);
     } else if (options.task == "classify") {
       const auto file = options.tsv.find(split);
-      if (file != options.tsv.end()) splits[split] = open_text_split(split, {file->second}, options);
+      if (file != options.tsv.end())
+        splits[split] = open_text_split(split, {file->second}, options);
     } else {
       const auto size = options.sizes.find(split);
       if (size == options.sizes.end() || size->second == 0) continue;
-      splits[split].pairs = memory_pairs(make_synthetic(parse_synthetic_task(options.task),
-                                                        options.synthetic, size->second,
-                                                        mix_seed(options.seed, index)));
+      splits[split].pairs =
+          memory_pairs(make_synthetic(parse_synthetic_task(options.task), options.synthetic,
+                                      size->second, mix_seed(options.seed, index)));
     }
   }
   return splits;
@@ -117,7 +122,7 @@ std::string rank_shard_name(const std::string& split, int rank, int64_t index) {
 // Logs progress on rank 0 at most every few seconds: lines, lines/s, ETA.
 class Progress {
  public:
-  Progress(const Ranks& ranks, std::string split, int64_t total)
+  Progress(const launch::Ranks& ranks, std::string split, int64_t total)
       : enabled_(ranks.is_main()), split_(std::move(split)), total_(total) {}
   void update(int64_t done) {
     if (!enabled_) return;
@@ -125,8 +130,8 @@ class Progress {
     if (elapsed - last_ < 5.0) return;
     last_ = elapsed;
     const double rate = done / elapsed;
-    spdlog::info("{}: {} / {} lines of rank 0's share, {:.0f} lines/s, ETA {:.0f} s", split_, done,
-                 total_, rate, (total_ - done) / std::max(rate, 1e-9));
+    logging::info("{}: {} / {} lines of rank 0's share, {:.0f} lines/s, ETA {:.0f} s", split_, done,
+                  total_, rate, (total_ - done) / std::max(rate, 1e-9));
   }
 
  private:
@@ -146,7 +151,7 @@ class Progress {
 std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
     const fs::path& dir, const std::string& split, const PairSource& pairs,
     const Tokenizers& tokenizers, const LabelSet& labels, const ShardAttrs& attrs,
-    const PrepareOptions& options, const Ranks& ranks) {
+    const PrepareOptions& options, const launch::Ranks& ranks) {
   std::vector<ShardEntry> shards;
   CleaningReport report;
   ShardData shard;
@@ -167,14 +172,16 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
     shard.src.append(tokenizers.src->encode(pair.src));
     if (attrs.num_labels > 0) {
       const int32_t label = labels.id(pair.tgt);
-      if (label < 0) throw InputError("label '" + pair.tgt + "' does not occur in the training split");
+      if (label < 0)
+        throw InputError("label '" + pair.tgt + "' does not occur in the training split");
       shard.tgt.append({});
       shard.labels.push_back(label);
     } else {
       shard.tgt.append(tokenizers.tgt->encode(pair.tgt));
     }
     shard.ids.push_back(pair.id);
-    if (shard.size() == options.shard_size || (options.shard_bytes > 0 && bytes() >= options.shard_bytes))
+    if (shard.size() == options.shard_size ||
+        (options.shard_bytes > 0 && bytes() >= options.shard_bytes))
       flush();
     progress.update(pair.id + 1 - begin);
   });
@@ -183,8 +190,11 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
 }
 
 json to_json(const ShardEntry& e) {
-  return {{"file", e.file}, {"num_examples", e.num_examples}, {"src_tokens", e.src_tokens},
-          {"tgt_tokens", e.tgt_tokens}, {"sha256", e.sha256}};
+  return {{"file", e.file},
+          {"num_examples", e.num_examples},
+          {"src_tokens", e.src_tokens},
+          {"tgt_tokens", e.tgt_tokens},
+          {"sha256", e.sha256}};
 }
 
 // Rank 0: every rank's shards of a split, renamed in rank order to their
@@ -199,7 +209,7 @@ std::vector<ShardEntry> publish_shards(const fs::path& dir, const std::string& s
       const std::string name = shard_file_name(split, static_cast<int64_t>(shards.size()));
       fs::rename(dir / entry.file, dir / name);
       entry.file = name;
-      spdlog::info("{}: {} ({} examples)", split, name, entry.num_examples);
+      logging::info("{}: {} ({} examples)", split, name, entry.num_examples);
       shards.push_back(std::move(entry));
     }
   }
@@ -229,17 +239,18 @@ json describe(const PrepareOptions& options) {
                       {"tokenizer_sample", options.tokenizer_sample},
                       {"joint_vocab", options.joint_vocab},
                       {"strip_spaces", options.strip_spaces},
-                      {"cleaning", {{"min_words", options.cleaning.min_words},
-                                    {"max_words", options.cleaning.max_words},
-                                    {"max_ratio", options.cleaning.max_ratio}}}});
+                      {"cleaning",
+                       {{"min_words", options.cleaning.min_words},
+                        {"max_words", options.cleaning.max_words},
+                        {"max_ratio", options.cleaning.max_ratio}}}});
     if (options.tokenizer == "spm") {
       described.update({{"spm_model", options.spm_model.string()},
                         {"spm_model_type", options.spm.model_type},
                         {"spm_vocab_size", options.spm.vocab_size},
                         {"spm_character_coverage", options.spm.character_coverage}});
     } else {
-      described.update({{"min_count", options.vocab.min_count},
-                        {"max_vocab", options.vocab.max_size}});
+      described.update(
+          {{"min_count", options.vocab.min_count}, {"max_vocab", options.vocab.max_size}});
     }
   }
   return {{"command", options.command}, {"options", described}};
@@ -249,9 +260,9 @@ json describe(const PrepareOptions& options) {
 // and collects the labels, the others load what it saved; each rank encodes
 // its range of every split; rank 0 names the shards in order, sums the
 // cleaning counts and writes the manifest.
-Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& ranks) {
+Manifest build(const PrepareOptions& options, const fs::path& dir, const launch::Ranks& ranks) {
   std::map<std::string, Split> splits;
-  together(ranks, [&] { splits = open_splits(options); });
+  launch::together(ranks, [&] { splits = open_splits(options); });
 
   Manifest manifest;
   manifest.tokenizer_kind = is_synthetic_task(options.task) ? "word" : options.tokenizer;
@@ -265,7 +276,7 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
   }
   Tokenizers tokenizers;
   LabelSet labels;
-  together(ranks, [&] {
+  launch::together(ranks, [&] {
     if (!ranks.is_main()) return;
     tokenizers = make_tokenizers(options, *splits.at("train").pairs);
     tokenizers.src->save(dir / manifest.src_tokenizer_file);
@@ -275,11 +286,12 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
       labels.save(dir / manifest.labels_file);
     }
   });
-  together(ranks, [&] {
+  launch::together(ranks, [&] {
     if (ranks.is_main()) return;
     tokenizers.src = load_encoder(manifest.tokenizer_kind, dir / manifest.src_tokenizer_file);
-    tokenizers.tgt = joint ? tokenizers.src
-                           : load_encoder(manifest.tokenizer_kind, dir / manifest.tgt_tokenizer_file);
+    tokenizers.tgt = joint
+                         ? tokenizers.src
+                         : load_encoder(manifest.tokenizer_kind, dir / manifest.tgt_tokenizer_file);
     if (classification) labels = LabelSet::load(dir / manifest.labels_file);
   });
   manifest.src_vocab_size = tokenizers.src->vocab_size();
@@ -292,14 +304,14 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
                          manifest.num_labels};
   for (const auto& [split, opened] : splits) {
     json written = {{"shards", json::array()}};
-    together(ranks, [&] {
+    launch::together(ranks, [&] {
       auto [shards, report] =
           write_range(dir, split, *opened.pairs, tokenizers, labels, attrs, options, ranks);
       for (const auto& shard : shards) written["shards"].push_back(to_json(shard));
       written["cleaning"] = report.to_json();
     });
     const auto gathered = ranks.gather(written.dump());
-    together(ranks, [&] {
+    launch::together(ranks, [&] {
       if (!ranks.is_main()) return;
       std::vector<std::string> shard_lists;
       CleaningReport cleaning;
@@ -311,9 +323,10 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
       manifest.splits[split].sources = opened.sources;
       manifest.splits[split].shards = publish_shards(dir, split, shard_lists);
       if (split == "train" && !is_synthetic_task(options.task)) {
-        spdlog::info("train: cleaning kept {} examples; dropped {} empty, {} too short, {} too long, "
-                     "{} over the length ratio", cleaning.kept, cleaning.empty, cleaning.too_short,
-                     cleaning.too_long, cleaning.ratio);
+        logging::info(
+            "train: cleaning kept {} examples; dropped {} empty, {} too short, {} too long, "
+            "{} over the length ratio",
+            cleaning.kept, cleaning.empty, cleaning.too_short, cleaning.too_long, cleaning.ratio);
         manifest.prepare["cleaning"] = cleaning.to_json();
       }
       if (manifest.splits[split].shards.empty())
@@ -321,7 +334,7 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const Ranks& 
                                  (split == "train" ? " after cleaning" : std::string()));
     });
   }
-  together(ranks, [&] {
+  launch::together(ranks, [&] {
     if (ranks.is_main()) write_manifest(dir, manifest);
   });
   return manifest;
@@ -359,13 +372,13 @@ void publish(const fs::path& temp, const fs::path& out, const std::string& suffi
 }  // namespace
 
 Manifest prepare_dataset(const PrepareOptions& options) {
-  const Ranks ranks;
+  const launch::Ranks ranks;
   check_options(options);
   const fs::path out = without_trailing_separator(options.out);
 
   // Rank 0 checks the output and creates the temporary directory all ranks write into.
   std::string temp_name;
-  together(ranks, [&] {
+  launch::together(ranks, [&] {
     if (!ranks.is_main()) return;
     check_output(out, options.force);
     temp_name = out.string() + ".tmp-" + std::to_string(::getpid());
@@ -375,7 +388,7 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   const fs::path temp = ranks.broadcast(temp_name);
   try {
     Manifest manifest = build(options, temp, ranks);
-    together(ranks, [&] {
+    launch::together(ranks, [&] {
       if (ranks.is_main()) publish(temp, out, std::to_string(::getpid()));
     });
     return ranks.is_main() ? manifest : read_manifest(out);

@@ -22,7 +22,7 @@
 // Tokenizers are trained on a uniform sample of at most tokenizer_sample
 // cleaned training pairs.
 //
-// Under `mpirun -np N` (ranks.h) rank 0 trains the tokenizers, each rank
+// Under `mpirun -np N` (launch/ranks.h) rank 0 trains the tokenizers, each rank
 // encodes a contiguous range of input lines of every split into its own
 // shards, and rank 0 names them in order and writes the manifest: the
 // examples, their ids and their order are the same for any N (shard
@@ -40,10 +40,10 @@
 #include <vector>
 
 #include "data_pipeline/manifest.h"
-#include "data_pipeline/shard_writer.h"
 #include "data_pipeline/prepare/cleaning.h"
 #include "data_pipeline/prepare/sentencepiece_tokenizer.h"
 #include "data_pipeline/prepare/synthetic.h"
+#include "data_pipeline/shard_writer.h"
 #include "data_pipeline/tokenizer.h"
 
 namespace data {
@@ -67,16 +67,16 @@ struct PrepareOptions {
   SyntheticOptions synthetic;
 
   // Text and classify: files per split ("train" required); the tokenizer is trained on train.
-  std::map<std::string, TextFiles> text;            // text: parallel files
+  std::map<std::string, TextFiles> text;             // text: parallel files
   std::map<std::string, std::filesystem::path> tsv;  // classify: label<TAB>text files
-  std::string tokenizer = "word";  // a kind from tokenizer_kinds()
-  bool joint_vocab = false;        // text: one vocabulary for both sides (classify has one side)
-  TokenizerOptions vocab;          // word / char
-  CleaningOptions cleaning;        // the training split
-  bool strip_spaces = false;       // remove spaces and tabs from every sentence (text_lines.h)
+  std::string tokenizer = "word";                    // a kind from tokenizer_kinds()
+  bool joint_vocab = false;   // text: one vocabulary for both sides (classify has one side)
+  TokenizerOptions vocab;     // word / char
+  CleaningOptions cleaning;   // the training split
+  bool strip_spaces = false;  // remove spaces and tabs from every sentence (text_lines.h)
   int64_t tokenizer_sample = 2000000;  // tokenizers train on at most this many pairs (a sample)
-  SentencePieceOptions spm;        // spm: training
-  std::filesystem::path spm_model;  // spm: use this .model (both sides) instead of training
+  SentencePieceOptions spm;            // spm: training
+  std::filesystem::path spm_model;     // spm: use this .model (both sides) instead of training
 
   int64_t shard_size = 100000;  // max examples per shard
   int64_t shard_bytes = 0;      // and about this many bytes (0 = no byte limit)

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
 
 #include "data_pipeline/prepare/prepare.h"
 #include "launch/logging.h"
@@ -54,32 +53,38 @@ void check_misplaced(const std::vector<TaskGroup>& groups, const std::string& ta
   for (const auto& group : groups) {
     if (std::find(group.tasks.begin(), group.tasks.end(), task) != group.tasks.end()) continue;
     const std::string misplaced = first_given(*group.options);
-    if (!misplaced.empty()) throw std::invalid_argument(misplaced + " does not apply to --task " + task);
+    if (!misplaced.empty())
+      throw std::invalid_argument(misplaced + " does not apply to --task " + task);
   }
 }
 
 void print_summary(const data::PrepareOptions& options, const data::Manifest& manifest) {
-  spdlog::info("dataset {}: {} tokenizer, vocabulary {} (src) / {} (tgt)", options.out.string(),
-               manifest.tokenizer_kind, manifest.src_vocab_size, manifest.tgt_vocab_size);
+  logging::info("dataset {}: {} tokenizer, vocabulary {} (src) / {} (tgt)", options.out.string(),
+                manifest.tokenizer_kind, manifest.src_vocab_size, manifest.tgt_vocab_size);
   if (manifest.is_classification())
-    spdlog::info("  {} labels in {}", manifest.num_labels, manifest.labels_file);
+    logging::info("  {} labels in {}", manifest.num_labels, manifest.labels_file);
   for (const auto& split : data::kSplits) {
     const auto found = manifest.splits.find(split);
     if (found == manifest.splits.end()) continue;
     const auto& entry = found->second;
-    spdlog::info("  {:5}: {} examples, {} src tokens, {} tgt tokens, {} shard(s)", split,
-                 entry.num_examples(), entry.src_tokens(), entry.tgt_tokens(), entry.shards.size());
+    logging::info("  {:5}: {} examples, {} src tokens, {} tgt tokens, {} shard(s)", split,
+                  entry.num_examples(), entry.src_tokens(), entry.tgt_tokens(),
+                  entry.shards.size());
   }
+  logging::info("  shards in format_version {}: a Fletcher-32 checksum on every chunk",
+                data::kShardFormatVersion);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  launch::Process& process = launch::Process::init(argc, argv);  // mpirun -np N: N ranks share the work
-  launch::setup_logging(process.info());
+  launch::Process& process =
+      launch::Process::init(argc, argv);  // mpirun -np N: N ranks share the work
+  logging::setup(process.info());
   data::PrepareOptions options;
-  CLI::App app{"Build a dataset directory (manifest.json, vocabulary, HDF5 shards) from "
-               "parallel text files, label<TAB>text files or a synthetic task."};
+  CLI::App app{
+      "Build a dataset directory (manifest.json, vocabulary, HDF5 shards) from "
+      "parallel text files, label<TAB>text files or a synthetic task."};
   app.add_option("--task", options.task,
                  "copy, reverse (synthetic seq2seq), majority (synthetic classification), "
                  "text (parallel files) or classify (label<TAB>text files)")
@@ -99,16 +104,20 @@ int main(int argc, char** argv) {
   auto* synthetic = app.add_option_group("synthetic", "--task copy|reverse|majority");
   synthetic->add_option("--seed", options.seed, "random seed")->capture_default_str();
   for (const auto& split : data::kSplits) {
-    synthetic->add_option("--" + split + "-size", options.sizes[split], split + " examples (0 = none)")
+    synthetic
+        ->add_option("--" + split + "-size", options.sizes[split], split + " examples (0 = none)")
         ->capture_default_str();
   }
-  synthetic->add_option("--min-len", options.synthetic.min_len, "shortest sequence")->capture_default_str();
-  synthetic->add_option("--max-len", options.synthetic.max_len, "longest sequence")->capture_default_str();
+  synthetic->add_option("--min-len", options.synthetic.min_len, "shortest sequence")
+      ->capture_default_str();
+  synthetic->add_option("--max-len", options.synthetic.max_len, "longest sequence")
+      ->capture_default_str();
   synthetic->add_option("--symbols", options.synthetic.symbols, "distinct symbols s0..sN-1")
       ->capture_default_str();
   auto* majority = app.add_option_group("majority", "--task majority");
-  majority->add_option("--classes", options.synthetic.classes,
-                       "class symbols s0..sK-1; the label is the one occurring most often")
+  majority
+      ->add_option("--classes", options.synthetic.classes,
+                   "class symbols s0..sK-1; the label is the one occurring most often")
       ->capture_default_str();
 
   auto* parallel = app.add_option_group("parallel text", "--task text");
@@ -116,17 +125,20 @@ int main(int argc, char** argv) {
   for (const auto& split : data::kSplits) {
     parallel->add_option("--" + split + "-src", files[split].src,
                          split + " source text, one sentence a line");
-    parallel->add_option("--" + split + "-tgt", files[split].tgt, split + " target text, line-aligned");
+    parallel->add_option("--" + split + "-tgt", files[split].tgt,
+                         split + " target text, line-aligned");
   }
   parallel->add_flag("--joint-vocab", options.joint_vocab, "one vocabulary for source and target");
   auto* labeled = app.add_option_group("labeled text", "--task classify");
   std::map<std::string, std::filesystem::path> tsv_files;
   for (const auto& split : data::kSplits) {
-    labeled->add_option("--" + split + "-tsv", tsv_files[split], split + " examples, label<TAB>text a line");
+    labeled->add_option("--" + split + "-tsv", tsv_files[split],
+                        split + " examples, label<TAB>text a line");
   }
 
   auto* text = app.add_option_group("text", "--task text|classify");
-  text->add_option("--vocab", options.tokenizer, "tokenizer kind: word, char or spm (SentencePiece)")
+  text->add_option("--vocab", options.tokenizer,
+                   "tokenizer kind: word, char or spm (SentencePiece)")
       ->check(CLI::IsMember(data::tokenizer_kinds()))
       ->capture_default_str();
   text->add_flag("--strip-spaces", options.strip_spaces,
@@ -134,7 +146,8 @@ int main(int argc, char** argv) {
                  "spaces between its characters, as the public couplet corpora are)");
   text->add_option("--min-count", options.vocab.min_count, "drop rarer tokens (they become <unk>)")
       ->capture_default_str();
-  text->add_option("--max-vocab", options.vocab.max_size, "vocabulary size limit incl. specials, 0 = none")
+  text->add_option("--max-vocab", options.vocab.max_size,
+                   "vocabulary size limit incl. specials, 0 = none")
       ->capture_default_str();
   text->add_option("--clean-min-words", options.cleaning.min_words,
                    "drop training pairs with a side shorter than this (words)")
@@ -142,8 +155,9 @@ int main(int argc, char** argv) {
   text->add_option("--clean-max-words", options.cleaning.max_words,
                    "drop training pairs with a side longer than this (words; 0 = no limit)")
       ->capture_default_str();
-  text->add_option("--clean-ratio", options.cleaning.max_ratio,
-                   "drop training pairs whose word counts differ by more than this factor (0 = off)")
+  text->add_option(
+          "--clean-ratio", options.cleaning.max_ratio,
+          "drop training pairs whose word counts differ by more than this factor (0 = off)")
       ->capture_default_str();
   text->add_option("--spm-model-type", options.spm.model_type, "spm: bpe or unigram")
       ->check(CLI::IsMember({"bpe", "unigram"}))
@@ -186,7 +200,7 @@ int main(int argc, char** argv) {
     const data::Manifest manifest = data::prepare_dataset(options);
     if (process.is_main()) print_summary(options, manifest);
   } catch (const std::exception& e) {
-    spdlog::error("prepare_data: {}", e.what());
+    logging::error("prepare_data: {}", e.what());
     return 1;
   }
   return 0;

@@ -43,7 +43,8 @@ void check(const sentencepiece::util::Status& status, const std::string& what) {
 std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::train(
     const std::vector<std::string_view>& text, const SentencePieceOptions& options) {
   if (options.model_type != "bpe" && options.model_type != "unigram")
-    throw std::invalid_argument("--spm-model-type must be bpe or unigram, not " + options.model_type);
+    throw std::invalid_argument("--spm-model-type must be bpe or unigram, not " +
+                                options.model_type);
   if (options.vocab_size <= kNumSpecialIds)
     throw std::invalid_argument("--spm-vocab-size must exceed the 4 special tokens");
   if (options.character_coverage <= 0 || options.character_coverage > 1)
@@ -124,7 +125,8 @@ void SentencePieceTokenizer::save(const std::filesystem::path& model_file) const
   std::ofstream vocab(std::filesystem::path(model_file).replace_extension(".vocab"));
   for (int id = 0; id < processor_.GetPieceSize(); ++id)
     vocab << processor_.IdToPiece(id) << '\t' << processor_.GetScore(id) << '\n';
-  if (!vocab.flush()) throw std::runtime_error("cannot write the .vocab beside " + model_file.string());
+  if (!vocab.flush())
+    throw std::runtime_error("cannot write the .vocab beside " + model_file.string());
 }
 
 }  // namespace data

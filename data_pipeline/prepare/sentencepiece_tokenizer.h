@@ -19,9 +19,9 @@
 namespace data {
 
 struct SentencePieceOptions {
-  std::string model_type = "bpe";    // bpe | unigram
-  int64_t vocab_size = 8000;         // an upper bound: small corpora may give fewer pieces
-  double character_coverage = 1.0;   // e.g. 0.9995 for scripts with very many characters
+  std::string model_type = "bpe";   // bpe | unigram
+  int64_t vocab_size = 8000;        // an upper bound: small corpora may give fewer pieces
+  double character_coverage = 1.0;  // e.g. 0.9995 for scripts with very many characters
   int num_threads = 2;
 };
 

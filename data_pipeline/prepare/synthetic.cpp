@@ -25,7 +25,8 @@ void check(SyntheticTask task, const SyntheticOptions& options) {
                                 std::to_string(options.min_len) + " and " +
                                 std::to_string(options.max_len));
   }
-  if (task == SyntheticTask::kMajority && (options.classes < 2 || options.classes > options.symbols)) {
+  if (task == SyntheticTask::kMajority &&
+      (options.classes < 2 || options.classes > options.symbols)) {
     throw std::invalid_argument("majority needs 2 <= classes <= symbols, got " +
                                 std::to_string(options.classes) + " classes of " +
                                 std::to_string(options.symbols) + " symbols");
@@ -81,16 +82,12 @@ ParallelText make_synthetic(SyntheticTask task, const SyntheticOptions& options,
     }
     text.src.push_back(join(sequence, symbols));
     switch (task) {
-      case SyntheticTask::kCopy:
-        text.tgt.push_back(text.src.back());
-        break;
+      case SyntheticTask::kCopy: text.tgt.push_back(text.src.back()); break;
       case SyntheticTask::kReverse:
         std::reverse(sequence.begin(), sequence.end());
         text.tgt.push_back(join(sequence, symbols));
         break;
-      case SyntheticTask::kMajority:
-        text.tgt.push_back(symbols[label]);
-        break;
+      case SyntheticTask::kMajority: text.tgt.push_back(symbols[label]); break;
     }
   }
   return text;

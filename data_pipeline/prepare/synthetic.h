@@ -33,7 +33,7 @@ struct SyntheticOptions {
   int64_t symbols = 20;  // N
   int64_t min_len = 4;
   int64_t max_len = 12;
-  int64_t classes = 4;   // majority: K class symbols, 2 <= K <= N
+  int64_t classes = 4;  // majority: K class symbols, 2 <= K <= N
 };
 
 // The symbol words in id order: "s0" .. "s{symbols-1}" (for majority,

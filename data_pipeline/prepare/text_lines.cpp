@@ -32,7 +32,8 @@ int64_t count_lines(const std::filesystem::path& file) {
   return lines + (pending ? 1 : 0);
 }
 
-LineReader::LineReader(std::filesystem::path file) : file_(std::move(file)), in_(open_text(file_)) {}
+LineReader::LineReader(std::filesystem::path file)
+    : file_(std::move(file)), in_(open_text(file_)) {}
 
 void LineReader::next(std::string& out) {
   ++line_;

@@ -17,8 +17,12 @@
 int main(int argc, char** argv) {
   CLI::App app{"Encode text lines from stdin to token ids with a dataset's tokenizer"};
   std::string data_dir, side = "src";
-  app.add_option("--data", data_dir, "dataset directory")->required()->check(CLI::ExistingDirectory);
-  app.add_option("--side", side, "src or tgt")->check(CLI::IsMember({"src", "tgt"}))->capture_default_str();
+  app.add_option("--data", data_dir, "dataset directory")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--side", side, "src or tgt")
+      ->check(CLI::IsMember({"src", "tgt"}))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     const data::Manifest manifest = data::read_manifest(data_dir);

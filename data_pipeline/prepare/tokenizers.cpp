@@ -47,8 +47,8 @@ bool joint_tokenizer(const PrepareOptions& options) {
 
 Tokenizers make_tokenizers(const PrepareOptions& options, const PairSource& train_pairs) {
   if (is_synthetic_task(options.task)) {
-    auto symbols = std::make_shared<VocabTokenizer>(VocabTokenizer::Unit::kWord,
-                                                    Vocab(synthetic_symbols(options.synthetic.symbols)));
+    auto symbols = std::make_shared<VocabTokenizer>(
+        VocabTokenizer::Unit::kWord, Vocab(synthetic_symbols(options.synthetic.symbols)));
     return {symbols, symbols};
   }
   if (options.tokenizer == "spm" && !options.spm_model.empty()) {
@@ -75,7 +75,8 @@ Tokenizers make_tokenizers(const PrepareOptions& options, const PairSource& trai
 }
 
 LabelSet make_labels(const PrepareOptions& options, const PairSource& train) {
-  if (is_synthetic_task(options.task)) return LabelSet(synthetic_symbols(options.synthetic.classes));
+  if (is_synthetic_task(options.task))
+    return LabelSet(synthetic_symbols(options.synthetic.classes));
   std::set<std::string> names;
   CleaningReport ignored;
   train.read(0, train.size(), ignored, [&](SentencePair& pair) { names.insert(pair.tgt); });
@@ -86,7 +87,8 @@ LabelSet make_labels(const PrepareOptions& options, const PairSource& train) {
   return LabelSet({names.begin(), names.end()});
 }
 
-std::shared_ptr<Tokenizer> load_encoder(const std::string& kind, const std::filesystem::path& file) {
+std::shared_ptr<Tokenizer> load_encoder(const std::string& kind,
+                                        const std::filesystem::path& file) {
   if (kind == "spm") return SentencePieceTokenizer::load(file);
   return load_tokenizer(kind, file);
 }

@@ -17,7 +17,7 @@
 #include <torch/torch.h>
 
 #include "launch/process.h"
-#include "trainer/dist/mpi_communicator.h"
+#include "trainer/distributed/mpi_communicator.h"
 
 namespace {
 
@@ -30,7 +30,8 @@ double seconds_per_call(Op op) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i) op();
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (elapsed > 0.1 || calls >= (1 << 16)) return elapsed / calls;
     calls *= 4;
@@ -42,12 +43,13 @@ double seconds_per_call(Op op) {
 int main(int argc, char** argv) {
   const launch::ProcessInfo& info = launch::Process::init(argc, argv).info();
   torch::set_num_threads(1);
-  dist::MpiCommunicator comm;
+  distributed::MpiCommunicator comm;
   const double bus = info.world_size > 1 ? 2.0 * (info.world_size - 1) / info.world_size : 1.0;
   if (info.rank == 0) {
     std::printf("# allreduce of float32, %d ranks\n", info.world_size);
-    std::printf("| bytes | bare MPI_Allreduce GB/s | MpiCommunicator GB/s | iallreduce+wait GB/s | "
-                "communicator / bare |\n|---|---|---|---|---|\n");
+    std::printf(
+        "| bytes | bare MPI_Allreduce GB/s | MpiCommunicator GB/s | iallreduce+wait GB/s | "
+        "communicator / bare |\n|---|---|---|---|---|\n");
   }
   for (int64_t bytes : {4096L, 65536L, 1L << 20, 8L << 20, 25L << 20, 100L << 20}) {
     torch::Tensor t = torch::ones({bytes / 4});

@@ -8,7 +8,12 @@
 #   PRECISIONS="fp32 bf16" MODES="1x1 1x2 2x1" STEPS=10 PEER=... BUILD_DIR=build OUT=runs/bench
 #   TRAINER_ARGS="--dist.overlap true"     (more trainer options; default: overlap off, the
 #                                           better setting for CPU ranks on one node)
+#   PYPI_BUILD=build-cuda PYPI_PYTHON=.venv/torch/bin/python   (the current PyPI torch, when
+#                                           present: scripts/build.sh --torch pypi)
 #
+# Beside Debian's LibTorch 1.13 and its PyTorch: the trainer built on the PyPI
+# wheel's LibTorch and the reference on that PyTorch 2.x, eager and under
+# torch.compile (tests/bench/peer_compiled.py), in a second table.
 # For each size × precision × ranks x threads: target tokens/s of both, the
 # trainer's step time split (data / forward / backward / communication wait /
 # optimizer update, shares of wall time), MFU (matmul FLOPs per target token,
@@ -29,6 +34,37 @@ trap 'rm -rf "$work"' EXIT
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(small base)
 source "$src/tests/bench/bench_lib.sh"
 rows=$work/rows.jsonl
+pypi_build=${PYPI_BUILD:-$src/build-cuda}
+pypi_python=${PYPI_PYTHON:-$src/.venv/torch/bin/python}
+pypi=false
+[ -x "$pypi_build/bin/trainer" ] && [ -x "$pypi_python" ] && pypi=true
+
+# trainer_row <impl> <size> <precision> <mode>: the last run's medians as a row.
+trainer_row() {
+  /usr/bin/python3 - "$work/runs/default/metrics.jsonl" "$@" >> "$rows" <<'PY'
+import json, statistics, sys
+metrics, impl, size, precision, mode = sys.argv[1:]
+w = [json.loads(l) for l in open(metrics)][1:]   # the first window holds start-up
+med = lambda f: statistics.median(f(r) for r in w)
+print(json.dumps({"impl": impl, "size": size, "precision": precision, "mode": mode,
+                  "tokens_per_s": med(lambda r: r["tokens_per_s"]),
+                  "time_share": {k: med(lambda r: r["time_share"][k]) for k in w[0]["time_share"]},
+                  "peak_rss_mb": max(r["peak_rss_mb"] for r in w)}))
+PY
+}
+
+# peer_row <impl> <python> <size> <precision> <mode> <reference command...>: its RESULT as a row.
+peer_row() {
+  local impl=$1 python=$2 size=$3 precision=$4 mode=$5; shift 5
+  "$python" "$@" 2>"$work/peer.err" | sed -n 's/^RESULT //p' |
+    /usr/bin/python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+print(json.dumps({'impl': '$impl', 'size': '$size', 'precision': '$precision', 'mode': '$mode',
+                  'tokens_per_s': r['agg_tok_per_s'], 'flop_per_token': r['train_flop_per_tgt_token'],
+                  'peak_rss_mb': max(r.get('per_process_maxrss_mb', [r.get('maxrss_mb', 0)]))}))" >> "$rows" ||
+    tail -3 "$work/peer.err" >&2
+}
 
 echo "GEMM peak (build/bench/gemm_peak_bench) ..." >&2
 "$build/bench/gemm_peak_bench" 1024,2048 1,2 1 > "$work/peak.jsonl"
@@ -40,31 +76,26 @@ for size in "${sizes[@]}"; do
       ranks=${mode%x*}; threads=${mode#*x}
       echo "$size $precision $mode: trainer ..." >&2
       # shellcheck disable=SC2086
-      if run_trainer "$size" "$ranks" "$threads" --train.precision "$precision" --dist.overlap false \
-           ${TRAINER_ARGS:-}; then
-        /usr/bin/python3 - "$work/runs/default/metrics.jsonl" >> "$rows" <<PY
-import json, statistics, sys
-w = [json.loads(l) for l in open(sys.argv[1])][1:]   # the first window holds start-up
-med = lambda f: statistics.median(f(r) for r in w)
-print(json.dumps({"impl": "trainer", "size": "$size", "precision": "$precision", "mode": "$mode",
-                  "tokens_per_s": med(lambda r: r["tokens_per_s"]),
-                  "time_share": {k: med(lambda r: r["time_share"][k]) for k in w[0]["time_share"]},
-                  "peak_rss_mb": max(r["peak_rss_mb"] for r in w)}))
-PY
+      run_trainer "$size" "$ranks" "$threads" --train.precision "$precision" --dist.overlap false \
+        ${TRAINER_ARGS:-} && trainer_row trainer "$size" "$precision" "$mode"
+      if $pypi; then
+        echo "$size $precision $mode: trainer on the PyPI LibTorch ..." >&2
+        # shellcheck disable=SC2086
+        build=$pypi_build run_trainer "$size" "$ranks" "$threads" --train.precision "$precision" \
+          --dist.overlap false ${TRAINER_ARGS:-} && trainer_row trainer-pypi "$size" "$precision" "$mode"
       fi
       echo "$size $precision $mode: PyTorch eager ..." >&2
       args=(--d-model "$d" --heads "$h" --layers "$l" --ff "$ff" --vocab "$v" --batch-sents "$sents"
             --src-len "$len" --tgt-len "$len" --steps "$steps" --threads "$threads")
       [ "$precision" = bf16 ] && args+=(--bf16)
       [ "$ranks" -gt 1 ] && args+=(--ddp --nproc "$ranks")
-      /usr/bin/python3 "$peer" "${args[@]}" 2>"$work/peer.err" | sed -n 's/^RESULT //p' |
-        /usr/bin/python3 -c "
-import json, sys
-r = json.load(sys.stdin)
-print(json.dumps({'impl': 'pytorch', 'size': '$size', 'precision': '$precision', 'mode': '$mode',
-                  'tokens_per_s': r['agg_tok_per_s'], 'flop_per_token': r['train_flop_per_tgt_token'],
-                  'peak_rss_mb': max(r.get('per_process_maxrss_mb', [r.get('maxrss_mb', 0)]))}))" >> "$rows" ||
-        tail -3 "$work/peer.err" >&2
+      peer_row pytorch /usr/bin/python3 "$size" "$precision" "$mode" "$peer" "${args[@]}"
+      if $pypi; then
+        echo "$size $precision $mode: PyTorch 2.x eager and compiled ..." >&2
+        peer_row pytorch2 "$pypi_python" "$size" "$precision" "$mode" "$peer" "${args[@]}"
+        peer_row pytorch2-compile "$pypi_python" "$size" "$precision" "$mode" \
+          "$src/tests/bench/peer_compiled.py" "$peer" "${args[@]}"
+      fi
     done
   done
 done
@@ -126,6 +157,23 @@ for r in rows:
                  f"{pct(s['comm_wait'])} | {pct(s['update'])} | {pct(r['mfu'])} / {pct(p.get('mfu'))} | "
                  f"{r['peak_rss_mb']:.0f} / {num(p.get('peak_rss_mb'), '{:.0f}')} | "
                  f"{pct(r['scaling_efficiency'])} / {pct(p.get('scaling_efficiency'))} |")
+impls = [("trainer", "trainer, LibTorch 1.13"), ("trainer-pypi", "trainer, PyPI LibTorch"),
+         ("pytorch", "PyTorch 1.13 eager"), ("pytorch2", "PyTorch 2.x eager"),
+         ("pytorch2-compile", "PyTorch 2.x compile")]
+if any(r["impl"] == "trainer-pypi" for r in rows):
+    lines += ["", "Both LibTorch sources side by side (target tokens/s; × = against PyTorch 2.x eager):", "",
+              "| size | precision | ranks × threads | " + " | ".join(n for _, n in impls) + " |",
+              "|" + "---|" * (3 + len(impls))]
+    for r in rows:
+        if r["impl"] != "trainer":
+            continue
+        base = find("pytorch2", r["size"], r["precision"], r["mode"])
+        cells = []
+        for impl, _ in impls:
+            x = find(impl, r["size"], r["precision"], r["mode"])
+            ratio = f" ({x['tokens_per_s'] / base['tokens_per_s']:.2f}×)" if x and base else ""
+            cells.append(f"{x['tokens_per_s']:.0f}{ratio}" if x else "–")
+        lines.append(f"| {r['size']} | {r['precision']} | {r['mode'].replace('x', ' × ')} | " + " | ".join(cells) + " |")
 open(os.path.join(out, "benchmarks.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 print(f"\n(written to {out}/benchmarks.md and benchmarks.json)")

@@ -6,7 +6,11 @@
 #     same text, as a ratio; peak memory of each;
 #   - reader + batcher throughput (build/bench/data_loader_bench) against what
 #     the trainer consumes on the paper-base model (TRAINER_TOKS, default the
-#     2 x 1 figure measured by tests/bench/benchmarks.sh here).
+#     2 x 1 figure measured by tests/bench/benchmarks.sh here);
+#   - the cost of the shards' checksums: the same throughput on the same
+#     examples rewritten in shard format 1, without them
+#     (tests/data/write_v1_shards.py). The shards are in the page cache, so
+#     this is the CPU cost of reading and verifying chunks, not the disk's.
 #
 #   tests/bench/data_bench.sh        (BUILD_DIR=build PAIRS=... TRAINER_TOKS=...)
 set -euo pipefail
@@ -66,4 +70,20 @@ import re, sys
 rate = max(float(l.split("|")[3]) for l in open("loader.txt") if l.startswith("| synchronous") or l.startswith("| prefetched"))
 print(f"\nreader + batcher: {rate:.0f} target tokens/s = {rate / float(sys.argv[1]):.0f}x what the trainer "
       f"consumes on paper-base ({sys.argv[1]} tokens/s)")
+PY
+
+cp -r d1 d1-v1
+/usr/bin/python3 "$src/tests/data/write_v1_shards.py" d1-v1
+echo
+"$build/bench/data_loader_bench" d1-v1 4096 10 | tee loader-v1.txt
+/usr/bin/python3 - <<'PY'
+def rates(path):
+    return {l.split("|")[1].strip(): float(l.split("|")[3]) for l in open(path)
+            if l.startswith("| ") and not l.startswith("| loader")}
+v2, v1 = rates("loader.txt"), rates("loader-v1.txt")
+print("\n### Checksums: target tokens/s, shard format 2 (Fletcher-32 on every chunk) vs 1 (none)\n")
+print("| loader | format 2 | format 1 | format 2 / format 1 |")
+print("|---|---|---|---|")
+for name in v2:
+    print(f"| {name} | {v2[name]:.0f} | {v1[name]:.0f} | {v2[name] / v1[name]:.3f} |")
 PY

@@ -2,17 +2,24 @@
 // one rank, read from a prepared dataset (lazy reader, hyperslab reads), and
 // the peak memory of doing so, side by side:
 //   - synchronous: BatchPlan -> Dataset::get -> collate, in the loop;
-//   - prefetched:  the same through the background Prefetcher (what the trainer uses).
+//   - prefetched:  the same through the background Prefetcher (what the trainer uses);
+//   - in order:    examples 0, 1, 2, ... collated into batches of batch_tokens
+//                  (each chunk is read, and its checksum verified, once).
+// Random batches read a whole chunk per example; in order, a chunk serves
+// many examples: the two bound the cost of reading (and checking) chunks.
 //
 //   build/bench/data_loader_bench <dataset dir> [batch_tokens=4096] [seconds=10]
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "data_pipeline/batch_plan.h"
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/loader/prefetcher.h"
+#include "data_pipeline/shard_reader.h"
 
 namespace {
 
@@ -42,8 +49,13 @@ int main(int argc, char** argv) {
   options.batch_tokens = batch_tokens;
   options.max_len = batch_tokens - 1;
   const data::Batcher batcher(train.lengths(), options);
-  std::printf("dataset %s: %ld examples, opened in %.2f s, peak RSS %.0f MiB\n", argv[1],
-              static_cast<long>(train.size()), open_s, peak_rss_mib());
+  const auto& shards = train.manifest().splits.at("train").shards;
+  const data::ShardReader first_shard(std::filesystem::path(argv[1]) / shards.front().file);
+  std::printf(
+      "dataset %s: %ld examples in %zu shards (format_version %ld), opened in %.2f s, "
+      "peak RSS %.0f MiB\n",
+      argv[1], static_cast<long>(train.size()), shards.size(),
+      static_cast<long>(first_shard.format_version()), open_s, peak_rss_mib());
 
   const auto run = [&](const char* name, auto&& next_tokens) {
     const auto start = Clock::now();
@@ -62,16 +74,26 @@ int main(int argc, char** argv) {
   std::printf("| loader | batches | target tokens/s | peak RSS MiB |\n|---|---|---|---|\n");
   data::BatchPlan plan(batcher, {1, 0, 1, 0, 0});
   run("synchronous", [&]() -> int64_t {
-    auto next = plan.next();
+    auto next = plan.next_step();
     if (!next) return -1;
     std::vector<data::Example> examples;
-    for (int64_t i : next->indices) examples.push_back(train.get(i));
+    for (int64_t i : next->micro_batches[0].indices) examples.push_back(train.get(i));
     return data::collate(examples, train.manifest().special).num_tgt_tokens;
   });
   data::Prefetcher prefetch(train, data::BatchPlan(batcher, {1, 0, 1, 0, 0}), 8);
   run("prefetched", [&]() -> int64_t {
     auto next = prefetch.take();
-    return next ? next->batch.num_tgt_tokens : -1;
+    return next ? next->batches[0].num_tgt_tokens : -1;
+  });
+  int64_t next_example = 0;
+  run("in order", [&]() -> int64_t {
+    std::vector<data::Example> examples;
+    for (int64_t tokens = 0; tokens < batch_tokens && next_example < train.size(); ++next_example) {
+      examples.push_back(train.get(next_example));
+      tokens += static_cast<int64_t>(examples.back().src.size() + examples.back().tgt.size()) + 2;
+    }
+    if (examples.empty()) return -1;
+    return data::collate(examples, train.manifest().special).num_tgt_tokens;
   });
   return 0;
 }

@@ -7,7 +7,8 @@
 // each sentence generates as many tokens as its source has). The figures are
 // sentences/s and generated target tokens/s (beam: tokens of the answers).
 //
-//   build/bench/decode_bench [size=base|small] [sentences=64] [src_len=24] [batch_sentences=32] [extra=0]
+//   build/bench/decode_bench [size=base|small] [sentences=64] [src_len=24] [batch_sentences=32]
+//   [extra=0]
 //                            [threads=all cores]
 #include <chrono>
 #include <cstdio>
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
   const int64_t src_len = argc > 3 ? std::stoll(argv[3]) : 24;
   const int64_t batch = argc > 4 ? std::stoll(argv[4]) : 32;
   const int64_t extra = argc > 5 ? std::stoll(argv[5]) : 0;
-  torch::set_num_threads(argc > 6 ? std::stoi(argv[6]) : static_cast<int>(std::thread::hardware_concurrency()));
+  torch::set_num_threads(argc > 6 ? std::stoi(argv[6])
+                                  : static_cast<int>(std::thread::hardware_concurrency()));
   torch::manual_seed(1);
   const model::ModelConfig config = config_of(size);
   model::EncoderDecoder model(config);
@@ -54,9 +56,11 @@ int main(int argc, char** argv) {
   auto sources = torch::randint(4, config.src_vocab, {sentences, src_len + 1}, torch::kLong);
   sources.select(1, src_len).fill_(special.eos);
 
-  std::printf("%s model, %ld sentences of %ld tokens, batches of %ld, limit source length + %ld, %d threads\n",
-              size.c_str(), static_cast<long>(sentences), static_cast<long>(src_len),
-              static_cast<long>(batch), static_cast<long>(extra), torch::get_num_threads());
+  std::printf(
+      "%s model, %ld sentences of %ld tokens, batches of %ld, limit source length + %ld, %d "
+      "threads\n",
+      size.c_str(), static_cast<long>(sentences), static_cast<long>(src_len),
+      static_cast<long>(batch), static_cast<long>(extra), torch::get_num_threads());
   std::printf("| decoder | sentences/s | target tokens/s | seconds |\n|---|---|---|---|\n");
   for (int64_t beam : {1, 4}) {
     eval::DecodeOptions options;
@@ -66,7 +70,8 @@ int main(int argc, char** argv) {
     const auto start = Clock::now();
     for (int64_t first = 0; first < sentences; first += batch) {
       const auto src = sources.slice(0, first, std::min(first + batch, sentences));
-      for (const auto& h : eval::decode_batch(model, src, special, options)) tokens += static_cast<double>(h.size());
+      for (const auto& h : eval::decode_batch(model, src, special, options))
+        tokens += static_cast<double>(h.size());
     }
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
     std::printf("| %s | %.1f | %.0f | %.1f |\n", beam == 1 ? "greedy" : "beam 4, alpha 0.6",

@@ -42,18 +42,22 @@ int main(int argc, char** argv) {
         torch::mm_out(c, a, b);
         std::vector<double> seconds;
         const auto begin = Clock::now();
-        while (seconds.size() < 3 || (std::chrono::duration<double>(Clock::now() - begin).count() < min_seconds &&
-                                      seconds.size() < 50)) {
+        while (seconds.size() < 3 ||
+               (std::chrono::duration<double>(Clock::now() - begin).count() < min_seconds &&
+                seconds.size() < 50)) {
           const auto start = Clock::now();
           torch::mm_out(c, a, b);
           seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
         }
         std::sort(seconds.begin(), seconds.end());
         const double flop = 2.0 * static_cast<double>(n) * n * n;
-        std::printf("{\"dtype\": \"%s\", \"n\": %ld, \"threads\": %ld, \"reps\": %zu, \"gflops_best\": %.1f, "
-                    "\"gflops_median\": %.1f}\n",
-                    dtype == torch::kFloat32 ? "fp32" : "bf16", static_cast<long>(n), static_cast<long>(threads),
-                    seconds.size(), flop / seconds.front() / 1e9, flop / seconds[seconds.size() / 2] / 1e9);
+        std::printf(
+            "{\"dtype\": \"%s\", \"n\": %ld, \"threads\": %ld, \"reps\": %zu, \"gflops_best\": "
+            "%.1f, "
+            "\"gflops_median\": %.1f}\n",
+            dtype == torch::kFloat32 ? "fp32" : "bf16", static_cast<long>(n),
+            static_cast<long>(threads), seconds.size(), flop / seconds.front() / 1e9,
+            flop / seconds[seconds.size() / 2] / 1e9);
         std::fflush(stdout);
       }
     }

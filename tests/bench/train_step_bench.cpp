@@ -80,14 +80,16 @@ int main(int argc, char** argv) {
   const runtime::Precision precision = runtime::parse_precision(precision_name);
   model::EncoderDecoder model(size.model);
   model->train();
-  torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
+  torch::optim::Adam adam(model->parameters(),
+                          torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
   const train::LabelSmoothingLoss smoothing(size.model.tgt_vocab, size.model.pad_id, 0.1);
   const int64_t B = size.sentences, T = size.length;
-  const auto src = torch::randint(4, size.model.src_vocab, {B, T}, torch::kLong);   // [B, S]
+  const auto src = torch::randint(4, size.model.src_vocab, {B, T}, torch::kLong);      // [B, S]
   const auto tgt = torch::randint(4, size.model.tgt_vocab, {B, T + 1}, torch::kLong);  // [B, T + 1]
-  const auto tgt_in = tgt.slice(1, 0, T), tgt_out = tgt.slice(1, 1);                // [B, T] each
+  const auto tgt_in = tgt.slice(1, 0, T), tgt_out = tgt.slice(1, 1);  // [B, T] each
 
-  const auto step = [&](std::vector<double>& fwd, std::vector<double>& bwd, std::vector<double>& opt) {
+  const auto step = [&](std::vector<double>& fwd, std::vector<double>& bwd,
+                        std::vector<double>& opt) {
     auto start = Clock::now();
     torch::Tensor loss;
     {
@@ -108,7 +110,8 @@ int main(int argc, char** argv) {
 
   std::vector<double> fwd, bwd, opt;
   for (int i = 0; i < steps; ++i) step(fwd, bwd, opt);
-  for (auto* v : {&fwd, &bwd, &opt}) v->erase(v->begin(), v->begin() + std::min<size_t>(2, v->size() - 1));
+  for (auto* v : {&fwd, &bwd, &opt})
+    v->erase(v->begin(), v->begin() + std::min<size_t>(2, v->size() - 1));
   if (!trace.empty()) {
     std::vector<double> ignored[3];
     torch::autograd::profiler::RecordProfile profile(trace);
@@ -117,10 +120,11 @@ int main(int argc, char** argv) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double f = median(fwd), b = median(bwd), o = median(opt);
-  std::printf("{\"size\": \"%s\", \"threads\": %d, \"precision\": \"%s\", \"steps\": %zu, "
-              "\"forward_s\": %.4f, \"backward_s\": %.4f, \"optimizer_s\": %.4f, \"step_s\": %.4f, "
-              "\"tokens_per_s\": %.1f, \"peak_rss_mb\": %.0f}\n",
-              size_name.c_str(), threads, precision_name.c_str(), fwd.size(), f, b, o, f + b + o,
-              static_cast<double>(B * T) / (f + b + o), usage.ru_maxrss / 1024.0);
+  std::printf(
+      "{\"size\": \"%s\", \"threads\": %d, \"precision\": \"%s\", \"steps\": %zu, "
+      "\"forward_s\": %.4f, \"backward_s\": %.4f, \"optimizer_s\": %.4f, \"step_s\": %.4f, "
+      "\"tokens_per_s\": %.1f, \"peak_rss_mb\": %.0f}\n",
+      size_name.c_str(), threads, precision_name.c_str(), fwd.size(), f, b, o, f + b + o,
+      static_cast<double>(B * T) / (f + b + o), usage.ru_maxrss / 1024.0);
   return 0;
 }

@@ -3,6 +3,8 @@
 # evaluate, asserting the quality it reaches (>= 99% exact match on test)
 # and that the checkpoint's weights load in Python's torch.
 # Usage: default_job.sh <build dir> <source dir>
+# E2E_RANKS (default 2) and TRAINER_EXTRA_ARGS (e.g. "--train.device cuda")
+# run the same job elsewhere (tests/gpu/).
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
 work=$(mktemp -d /tmp/e2e-default.XXXXXX)
@@ -11,8 +13,9 @@ cd "$work"
 
 "$build/bin/prepare_data" --task reverse --out data/reverse --seed 1 \
   --train-size 20000 --valid-size 500 --test-size 500 --min-len 4 --max-len 10 --symbols 20
-bash "$src/scripts/mpirun.sh" -np 2 "$build/bin/trainer" --config "$src/configs/default.toml" \
-  --run.out_dir "$work/runs"
+read -ra extra <<<"${TRAINER_EXTRA_ARGS:-}"
+bash "$src/scripts/mpirun.sh" -np "${E2E_RANKS:-2}" "$build/bin/trainer" --config "$src/configs/default.toml" \
+  --run.out_dir "$work/runs" "${extra[@]}"
 "$build/bin/evaluate" --run "$work/runs/default" --split test --out "$work/eval" > /dev/null
 
 /usr/bin/python3 - "$work" <<'PY'

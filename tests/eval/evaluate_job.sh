@@ -2,7 +2,8 @@
 # The evaluation job on a tiny trained run: -np 2 output identical to -np 1,
 # beam 1 identical to greedy, checkpoint averaging against the mean computed
 # by Python's torch, translate from stdin against the split's hypotheses, and
-# bad input (missing split, a dataset the checkpoint does not fit, empty input).
+# bad input (missing split, a dataset the checkpoint does not fit, empty input,
+# a directory that is not a run).
 # Usage: evaluate_job.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -91,4 +92,7 @@ expect_error "does the checkpoint belong to dataset other" --data other --split 
 : > empty.txt
 expect_error "empty.txt is empty" --translate empty.txt
 expect_error "no checkpoint" --checkpoint best
+status=0; "$build/bin/evaluate" --run data > /dev/null 2> err.log || status=$?
+[ "$status" -eq 1 ] || fail "evaluate --run on a dataset directory: exit $status, expected 1" err.log
+grep -q "data: no config.toml: not a run directory" err.log || fail "evaluate --run data: unclear error" err.log
 echo "evaluation job: OK"

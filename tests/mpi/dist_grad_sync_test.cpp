@@ -9,16 +9,16 @@
 #include <cmath>
 #include <string>
 
-#include "trainer/dist/consistency.h"
-#include "trainer/dist/grad_sync.h"
-#include "trainer/dist/mpi_communicator.h"
+#include "trainer/distributed/consistency.h"
+#include "trainer/distributed/grad_sync.h"
+#include "trainer/distributed/mpi_communicator.h"
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
 
 namespace {
 
-dist::MpiCommunicator& comm() {
-  static dist::MpiCommunicator instance;
+distributed::MpiCommunicator& comm() {
+  static distributed::MpiCommunicator instance;
   return instance;
 }
 int rank() { return comm().rank(); }
@@ -69,8 +69,11 @@ struct LinearProblem {
   }
   // Integer coefficients, different per rank, parameter and micro-batch.
   torch::Tensor coefficient(size_t i, int r, int micro) const {
-    return torch::arange(params[i].numel()).remainder(5).add(static_cast<int64_t>(r * 7 + i + 3 * micro))
-        .to(torch::kFloat).view_as(params[i]);
+    return torch::arange(params[i].numel())
+        .remainder(5)
+        .add(static_cast<int64_t>(r * 7 + i + 3 * micro))
+        .to(torch::kFloat)
+        .view_as(params[i]);
   }
   void backward(int micro, const std::vector<size_t>& used) const {
     torch::Tensor loss = torch::zeros({});
@@ -84,8 +87,8 @@ struct LinearProblem {
   }
 };
 
-dist::GradSyncOptions options(int64_t bucket_bytes, bool overlap) {
-  dist::GradSyncOptions o;
+distributed::GradSyncOptions options(int64_t bucket_bytes, bool overlap) {
+  distributed::GradSyncOptions o;
   o.bucket_bytes = bucket_bytes;
   o.overlap = overlap;
   return o;
@@ -93,7 +96,7 @@ dist::GradSyncOptions options(int64_t bucket_bytes, bool overlap) {
 
 TEST(GradSync, BucketsTakeParametersInReverseOrderUpToTheCap) {
   LinearProblem problem;
-  dist::GradSync sync(problem.params, comm(), options(64, true));  // 16 floats
+  distributed::GradSync sync(problem.params, comm(), options(64, true));  // 16 floats
   const auto layout = sync.bucket_layout();
   std::vector<size_t> order;
   for (const auto& bucket : layout) {
@@ -114,7 +117,7 @@ TEST(GradSync, SumsGradientsOverRanksWithAndWithoutOverlap) {
   for (bool overlap : {true, false}) {
     for (int64_t bucket_bytes : {16, 64, 1 << 20}) {
       LinearProblem problem;
-      dist::GradSync sync(problem.params, comm(), options(bucket_bytes, overlap));
+      distributed::GradSync sync(problem.params, comm(), options(bucket_bytes, overlap));
       sync.zero_grad();
       sync.prepare(/*last=*/true);
       problem.backward(0, problem.all());
@@ -138,7 +141,7 @@ TEST(GradSync, SumsGradientsOverRanksWithAndWithoutOverlap) {
 // do not deadlock.
 TEST(GradSync, AccumulatesAndToleratesEmptyMicroBatchesAndUnusedParameters) {
   LinearProblem problem;
-  dist::GradSync sync(problem.params, comm(), options(32, true));
+  distributed::GradSync sync(problem.params, comm(), options(32, true));
   const std::vector<size_t> used{0, 1, 2, 4, 5};  // parameter 3 never gets a gradient
   const int empty_rank = world() - 1;             // its second micro-batch is empty
   for (int step = 0; step < 2; ++step) {          // twice: state resets between steps
@@ -164,7 +167,7 @@ TEST(GradSync, AccumulatesAndToleratesEmptyMicroBatchesAndUnusedParameters) {
 TEST(GradSync, ScaleAndClipMatchesTorchClipGradNorm) {
   for (double max_norm : {1.0, 1e9}) {
     LinearProblem problem;
-    dist::GradSync sync(problem.params, comm(), options(64, true));
+    distributed::GradSync sync(problem.params, comm(), options(64, true));
     sync.zero_grad();
     sync.prepare(true);
     problem.backward(0, problem.all());
@@ -198,7 +201,8 @@ TEST(GradSync, OverlappedTransformerGradientsEqualPlainAllreduce) {
     torch::manual_seed(100 + rank());  // a different batch on every rank
     const torch::Tensor src = torch::randint(1, 17, {3, 7});
     const torch::Tensor tgt = torch::randint(1, 17, {3, 6});
-    const auto out = m->forward(src, tgt, model::make_src_mask(src, 0), model::make_tgt_mask(tgt, 0));
+    const auto out =
+        m->forward(src, tgt, model::make_src_mask(src, 0), model::make_tgt_mask(tgt, 0));
     return out.sum();
   };
   torch::manual_seed(1);
@@ -206,7 +210,7 @@ TEST(GradSync, OverlappedTransformerGradientsEqualPlainAllreduce) {
   torch::manual_seed(1);
   model::EncoderDecoder plain(c);
 
-  dist::GradSync sync(bucketed->parameters(), comm(), options(4096, true));
+  distributed::GradSync sync(bucketed->parameters(), comm(), options(4096, true));
   sync.zero_grad();
   sync.prepare(true);
   loss_of(bucketed).backward();
@@ -230,7 +234,7 @@ TEST(GradSync, OverlappedTransformerGradientsEqualPlainAllreduce) {
 TEST(Consistency, NamesTheRankWhoseParametersDiverged) {
   torch::manual_seed(7);
   std::vector<torch::Tensor> params{torch::randn({4, 5}), torch::randn({9})};
-  EXPECT_NO_THROW(dist::check_replicas_equal(params, comm(), 10));
+  EXPECT_NO_THROW(distributed::check_replicas_equal(params, comm(), 10));
 
   const int bad = world() - 1;
   if (rank() == bad) {  // one ulp in one element
@@ -238,7 +242,7 @@ TEST(Consistency, NamesTheRankWhoseParametersDiverged) {
     *x = std::nextafter(*x, 1e9f);
   }
   try {
-    dist::check_replicas_equal(params, comm(), 11);
+    distributed::check_replicas_equal(params, comm(), 11);
     FAIL() << "a diverged rank went unnoticed";
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Validation during training (2 ranks share the valid split): the best
 # checkpoint by validation loss is kept beside the last K and `best` points to
-# it; early stopping follows train.patience exactly; timed saves happen
-# without step-based ones; validation loss is the same on 1 and 2 ranks.
+# it; early stopping follows train.patience exactly, and does stop a run whose
+# validation loss cannot improve; timed saves happen without step-based ones;
+# validation loss is the same on 1 and 2 ranks.
 # Usage: validation_and_best.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -17,6 +18,10 @@ opts=(--optim.schedule constant --optim.lr 0.5 --train.max_steps 100 --train.val
       --train.keep_last 2 --train.log_every 10 --model.dropout 0)
 trainer_run two 2 "${opts[@]}" || fail "2-rank run" two.log
 trainer_run one 1 "${opts[@]}" --train.max_steps 4 || fail "1-rank run" one.log
+# A learning rate of 1e-30 leaves every weight as it is (no update survives
+# float32 rounding), so the validation loss never improves after the first
+# check: patience 3 must stop the run at step 2 + 3 x 2 = 8, not 100.
+trainer_run still 1 "${opts[@]}" --optim.lr 1e-30 || fail "run with a frozen model" still.log
 
 /usr/bin/python3 - <<'PY'
 import json, os
@@ -50,7 +55,15 @@ assert log.count("checkpoint runs/two") > sum(1 for l in log.splitlines() if "(n
 one = {r["step"]: r["loss"] for r in map(json.loads, open("runs/one/valid.jsonl"))}
 for r in rows[:2]:
     assert abs(r["loss"] - one[r["step"]]) < 1e-6 * r["loss"], (r, one)
+
+# the frozen model: the same loss at every check, and an early stop at step 8
+still = [json.loads(l) for l in open("runs/still/valid.jsonl")]
+assert [r["step"] for r in still] == [2, 4, 6, 8], f"no early stop at step 8: validations at {[r['step'] for r in still]}"
+assert len({r["loss"] for r in still}) == 1, still
+assert "early stop: 3 validations without improvement" in open("still.log").read()
+assert os.readlink("runs/still/checkpoints/latest") == "step_00000008", os.readlink("runs/still/checkpoints/latest")
 print(f"{len(rows)} validations, best {best:.4f} at step {best_step}, "
-      f"{'early stop at step %d' % stop_at if stop_at else 'no early stop'}; kept {steps}")
+      f"{'early stop at step %d' % stop_at if stop_at else 'no early stop'}; kept {steps}; "
+      f"frozen model: early stop at step 8")
 PY
 echo "validation and best checkpoint: OK"

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# bf16 mixed precision (train.precision = "bf16") follows the fp32 loss curve:
-# the embedded default, shortened to 300 steps, trained side by side in fp32
-# and bf16 from the same initialisation on the same batches; at every logged
-# step (each the mean of 25 steps) the training loss of bf16 must be within
-# 0.05 + 3% of fp32's, and both must have learned (loss down by more than half).
+# bf16 mixed precision (train.precision = "bf16") trains like fp32: the
+# embedded default, shortened to 250 steps, trained in fp32 and in bf16 from
+# the same initialisation on the same batches (run.seed 1), and in fp32 with
+# run.seed 2 (another initialisation and data order). Rounding makes bf16 and
+# fp32 drift apart as two fp32 runs of different seeds do, and no fixed
+# tolerance fits every machine (the curves cross while the loss falls fast),
+# so the yardstick is fp32's own seed-to-seed spread: over the logged curve
+# (every 25 steps, each the mean loss of those steps) the mean gap
+# |bf16 - fp32| must not exceed the mean gap |fp32 seed 2 - fp32|. Every run
+# must have learned (loss down by more than half).
+#
+# BF16_RUN_OPTIONS replaces the options of the run under test (default
+# "--train.precision bf16"), to show what the criterion rejects, e.g. an fp32
+# run that loses half of every update, as bf16 weights rounding updates away would:
+#   BF16_RUN_OPTIONS="--train.precision fp32 --optim.lr 0.25" bf16_loss_curve.sh build .
 # Usage: bf16_loss_curve.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -12,28 +22,40 @@ enter_scratch bf16-loss-curve
 
 "$build/bin/prepare_data" --task reverse --out data/reverse --seed 1 \
   --train-size 20000 --valid-size 0 --test-size 0 --min-len 4 --max-len 10 --symbols 20 >/dev/null
-for precision in fp32 bf16; do
-  timeout 600 "$build/bin/trainer" --config "$src/configs/default.toml" --run.out_dir runs \
-    --run.name "$precision" --train.precision "$precision" --train.threads 1 \
-    --train.max_steps 300 --train.log_every 25 --train.save_every 0 --train.valid_every 0 \
-    --train.save_every_minutes 0 > "$precision.log" 2>&1 &
-done
+train() {  # <name> [options...]: in the background, output in <name>.log
+  local name=$1; shift
+  timeout 900 "$build/bin/trainer" --config "$src/configs/default.toml" --run.out_dir runs \
+    --run.name "$name" --train.threads 1 --train.max_steps 250 --train.log_every 25 \
+    --train.save_every 0 --train.valid_every 0 --train.save_every_minutes 0 "$@" > "$name.log" 2>&1 &
+}
+read -ra under_test <<< "${BF16_RUN_OPTIONS:---train.precision bf16}"
+train fp32 --train.precision fp32
+train fp32-seed2 --train.precision fp32 --run.seed 2
+train bf16 "${under_test[@]}"
 wait %1 || fail "fp32 run failed" fp32.log
-wait %2 || fail "bf16 run failed" bf16.log
+wait %2 || fail "fp32 run with seed 2 failed" fp32-seed2.log
+wait %3 || fail "bf16 run (${under_test[*]}) failed" bf16.log
 
-/usr/bin/python3 - <<'PY'
-import json
-curve = {p: [json.loads(l) for l in open(f"runs/{p}/metrics.jsonl")] for p in ("fp32", "bf16")}
-assert [r["step"] for r in curve["fp32"]] == [r["step"] for r in curve["bf16"]], "different logged steps"
-print("| step | fp32 loss | bf16 loss | difference |\n|---|---|---|---|")
-worst = 0.0
-for a, b in zip(curve["fp32"], curve["bf16"]):
-    diff = abs(a["loss"] - b["loss"])
-    worst = max(worst, diff / (0.05 + 0.03 * a["loss"]))
-    print(f"| {a['step']} | {a['loss']:.4f} | {b['loss']:.4f} | {diff:.4f} |")
-for p, rows in curve.items():
-    assert rows[-1]["loss"] < 0.5 * rows[0]["loss"], f"{p} did not learn: {rows[0]['loss']} -> {rows[-1]['loss']}"
-assert worst <= 1.0, f"bf16 strays from fp32 beyond 0.05 + 3% (worst at {worst:.2f}x the tolerance)"
-print(f"bf16 within tolerance of fp32 at every logged step (worst {worst:.2f}x the tolerance)")
+/usr/bin/python3 - "${under_test[*]}" <<'PY'
+import json, sys
+runs = ("fp32", "fp32-seed2", "bf16")
+curve = {p: [json.loads(l) for l in open(f"runs/{p}/metrics.jsonl")] for p in runs}
+steps = [r["step"] for r in curve["fp32"]]
+assert all([r["step"] for r in curve[p]] == steps for p in runs), "different logged steps"
+loss = {p: [r["loss"] for r in curve[p]] for p in runs}
+print(f"run under test: {sys.argv[1]}")
+print("| step | fp32 | bf16 | fp32 seed 2 | \\|bf16 - fp32\\| | \\|seed 2 - fp32\\| |\n|---|---|---|---|---|---|")
+for i, step in enumerate(steps):
+    a, b, s = loss["fp32"][i], loss["bf16"][i], loss["fp32-seed2"][i]
+    print(f"| {step} | {a:.4f} | {b:.4f} | {s:.4f} | {abs(b - a):.4f} | {abs(s - a):.4f} |")
+
+for p in runs:
+    assert loss[p][-1] < 0.5 * loss[p][0], f"{p} did not learn: {loss[p][0]} -> {loss[p][-1]}"
+def gap(p):  # mean |p - fp32| over the logged curve
+    return sum(abs(x - y) for x, y in zip(loss[p], loss["fp32"])) / len(steps)
+bf16, spread = gap("bf16"), gap("fp32-seed2")
+print(f"mean gap over {len(steps)} logged steps: bf16 - fp32 {bf16:.4f}, "
+      f"fp32 seed 2 - fp32 {spread:.4f} (ratio {bf16 / spread:.2f})")
+assert bf16 <= spread, f"bf16 strays from fp32 more than another fp32 seed does ({bf16:.4f} > {spread:.4f})"
 PY
 echo "bf16 loss curve: OK"

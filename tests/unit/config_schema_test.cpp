@@ -84,7 +84,8 @@ TEST(RunConfig, ErrorsNameTheFileAndKey) {
   expect_error({"--config", syntax}, "line 1");
   expect_error({"--model.norm", "middle"}, "model.norm must be one of {pre, post}");
   expect_error({"--model.d_model", "12x"}, "--model.d_model");
-  expect_error({"--optim.schedule", "cosine"}, "optim.schedule must be one of {noam, inverse_sqrt, constant}");
+  expect_error({"--optim.schedule", "cosine"},
+               "optim.schedule must be one of {noam, inverse_sqrt, constant}");
   expect_error({"--model.heads", "5"}, "multiple of model.heads");
 }
 

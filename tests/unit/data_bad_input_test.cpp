@@ -35,9 +35,11 @@ class BadInput : public test_util::TempDirTest {
 
   // Runs a python snippet with h5py's File `f` open read-write on the shard.
   void h5py(const std::string& body) const {
-    const auto result = test_util::run_command(
-        std::string(test_paths::kPython) + " -c 'import h5py, numpy as np\n"
-        "with h5py.File(\"" + shard_.string() + "\", \"r+\") as f:\n" + body + "'");
+    const auto result =
+        test_util::run_command(std::string(test_paths::kPython) +
+                               " -c 'import h5py, numpy as np\n"
+                               "with h5py.File(\"" +
+                               shard_.string() + "\", \"r+\") as f:\n" + body + "'");
     ASSERT_EQ(result.status, 0) << result.output;
   }
 
@@ -50,8 +52,9 @@ TEST_F(BadInput, TruncatedShard) {
 }
 
 TEST_F(BadInput, WrongDtype) {
-  h5py("    t = f[\"src/tokens\"][:]\n    del f[\"src/tokens\"]\n"
-       "    f.create_dataset(\"src/tokens\", data=t.astype(np.int64))");
+  h5py(
+      "    t = f[\"src/tokens\"][:]\n    del f[\"src/tokens\"]\n"
+      "    f.create_dataset(\"src/tokens\", data=t.astype(np.int64))");
   expect_mentions(error_of([&] { data::Dataset(dir_ / "data", "train"); }),
                   {shard_.string(), "src/tokens", "64-bit", "expected 32-bit"});
 }
@@ -91,8 +94,9 @@ TEST_F(BadInput, PrepareRefusesBadTextAndWritesNothing) {
   std::ofstream(dir_ / "src.txt") << "ein Haus\nklein\xff Haus\n";
   std::ofstream(dir_ / "tgt.txt") << "a house\nsmall house\n";
   std::ofstream(dir_ / "short.txt") << "a house\n";
-  const std::string prepare = std::string(test_paths::kBinDir) + "/prepare_data --task text --out " +
-                              (dir_ / "out").string() + " --train-src ";
+  const std::string prepare = std::string(test_paths::kBinDir) +
+                              "/prepare_data --task text --out " + (dir_ / "out").string() +
+                              " --train-src ";
   auto result = test_util::run_command(prepare + (dir_ / "src.txt").string() + " --train-tgt " +
                                        (dir_ / "tgt.txt").string());
   EXPECT_NE(result.status, 0);
@@ -123,7 +127,8 @@ TEST_F(BadInput, PrepareRefusesBadTsvAndWritesNothing) {
   const struct {
     std::string options, file, content, mention;
   } cases[] = {
-      {"--train-tsv", "notab.tsv", "pos\tok\nno tab here\n", ":2: no tab between the label and the text"},
+      {"--train-tsv", "notab.tsv", "pos\tok\nno tab here\n",
+       ":2: no tab between the label and the text"},
       {"--valid-tsv", "nolabel.tsv", "\tjust text\n", ":1: empty label"},
       {"--test-tsv", "utf8.tsv", "pos\tgo\xffod\n", ":1: invalid UTF-8 at byte 6"},
       {"--test-tsv", "unknown.tsv", "pos\tok\nneg\tfine\nmeh\tso so\n",
@@ -133,12 +138,13 @@ TEST_F(BadInput, PrepareRefusesBadTsvAndWritesNothing) {
   for (const auto& bad : cases) {
     const auto file = write(bad.file, bad.content);
     const std::string train_option = bad.options == "--train-tsv" ? "" : " --train-tsv " + train;
-    const auto result = test_util::run_command(prepare + train_option + " " + bad.options + " " + file);
+    const auto result =
+        test_util::run_command(prepare + train_option + " " + bad.options + " " + file);
     EXPECT_EQ(result.status, 1) << result.output;
     expect_mentions(result.output, {file + bad.mention});
   }
-  const auto result = test_util::run_command(
-      prepare + " --train-tsv " + write("one.tsv", "pos\ta\nneg\t\npos\tb\n"));
+  const auto result = test_util::run_command(prepare + " --train-tsv " +
+                                             write("one.tsv", "pos\ta\nneg\t\npos\tb\n"));
   EXPECT_EQ(result.status, 1) << result.output;
   expect_mentions(result.output, {"the training split has 1 label(s)"});
 

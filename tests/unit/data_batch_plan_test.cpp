@@ -32,9 +32,17 @@ data::Batcher batcher(const data::ExampleLengths& l) {
   return data::Batcher(l, options);
 }
 
-std::vector<data::PlannedMicroBatch> all(data::BatchPlan plan) {
-  std::vector<data::PlannedMicroBatch> items;
-  while (auto next = plan.next()) items.push_back(*next);
+// A plan's micro-batches in order, each with its step's position.
+struct Item {
+  int64_t step, epoch, cursor, accum, part;
+  data::GlobalBatch indices;
+};
+
+std::vector<Item> all(data::BatchPlan plan) {
+  std::vector<Item> items;
+  while (auto next = plan.next_step())
+    for (const auto& m : next->micro_batches)
+      items.push_back({next->step, next->epoch, next->cursor, m.accum, m.part, m.indices});
   return items;
 }
 
@@ -71,8 +79,9 @@ TEST(BatchPlan, ResumingAtACursorEqualsIteratingToIt) {
   const auto full = all(data::BatchPlan(b, options));
   for (size_t k : {0u, 6u, 14u, 23u}) {  // after step k / 1 micro-batch per accumulation step
     const auto& last = full[2 * k - (k ? 1 : 0)];  // the last micro-batch of step k
-    const auto resumed = k == 0 ? all(data::BatchPlan(b, options))
-                                : all(data::BatchPlan(b, options, last.step, last.epoch, last.cursor + 1));
+    const auto resumed =
+        k == 0 ? all(data::BatchPlan(b, options))
+               : all(data::BatchPlan(b, options, last.step, last.epoch, last.cursor + 1));
     ASSERT_EQ(resumed.size(), full.size() - 2 * k) << k;
     for (size_t i = 0; i < resumed.size(); ++i) {
       EXPECT_EQ(resumed[i].step, full[2 * k + i].step);
@@ -80,6 +89,23 @@ TEST(BatchPlan, ResumingAtACursorEqualsIteratingToIt) {
       EXPECT_EQ(resumed[i].indices, full[2 * k + i].indices);
     }
   }
+}
+
+TEST(BatchPlan, HandsOutOneStepAtATime) {
+  const auto l = lengths(257);
+  const auto b = batcher(l);
+  data::BatchPlan plan(b, {3, 2, 4, 12, 0});
+  for (int64_t step = 1; step <= 12; ++step) {
+    const auto next = plan.next_step();
+    ASSERT_TRUE(next.has_value());
+    EXPECT_EQ(next->step, step);
+    ASSERT_EQ(next->micro_batches.size(), 4u);
+    for (int64_t a = 0; a < 4; ++a) {
+      EXPECT_EQ(next->micro_batches[a].accum, a);
+      EXPECT_EQ(next->micro_batches[a].part, data::micro_batch_index(2, a, 3));
+    }
+  }
+  EXPECT_FALSE(plan.next_step().has_value());
 }
 
 TEST(BatchPlan, EndsAtMaxStepsOrMaxEpochs) {

@@ -115,7 +115,8 @@ TEST(DataBatcher, SplitIsBalancedByTargetTokens) {
   const Batcher batcher(make_lengths(), make_options());
   for (const auto& batch : batcher.epoch(1)) {
     int64_t heaviest_example = 0;
-    for (const int64_t i : batch) heaviest_example = std::max(heaviest_example, batcher.target_tokens(i));
+    for (const int64_t i : batch)
+      heaviest_example = std::max(heaviest_example, batcher.target_tokens(i));
     for (const int64_t parts : {2, 3, 4, 8}) {
       std::vector<int64_t> load;
       for (const auto& part : batcher.split(batch, parts)) {

@@ -35,13 +35,13 @@ TEST(Cleaning, DropsEachReasonCountsItAndKeepsInputLines) {
   data::ParallelText text;
   const std::vector<std::pair<std::string, std::string>> pairs = {
       {"ein  Haus \t ist klein ", "a house is small"},  // 0 kept, whitespace normalised
-      {"", "nothing on the left"},                    // 1 empty
-      {"   ", "only spaces on the left"},             // 2 empty after normalisation
+      {"", "nothing on the left"},                      // 1 empty
+      {"   ", "only spaces on the left"},               // 2 empty after normalisation
       {"eins", "one two three four five six seven eight nine ten"},  // 3 ratio 10 > 9
       {"eins", "one two three four five six seven eight nine"},      // 4 ratio 9: kept
-      {"w w w w w w", "x"},                           // 5 ratio 6: kept
-      {"a b c d e f g h i j k l", "a"},               // 6 too long (12 > 10) before ratio
-      {"kurz", "short"},                              // 7 too short with min 2? no: min 1
+      {"w w w w w w", "x"},                                          // 5 ratio 6: kept
+      {"a b c d e f g h i j k l", "a"},  // 6 too long (12 > 10) before ratio
+      {"kurz", "short"},                 // 7 too short with min 2? no: min 1
   };
   for (const auto& [s, t] : pairs) {
     text.src.push_back(s);
@@ -99,7 +99,8 @@ TEST_F(CleaningText, TextSourceCleansRangesAndKeepsLineIds) {
 // A label<TAB>text source: tgt is the label, the text is cleaned like one
 // side of a pair (training split), ids are input lines.
 TEST_F(CleaningText, LabeledTextCleansTheTextAndKeepsLineIds) {
-  std::ofstream(dir_ / "train.tsv") << "a\tone  two\nb\t \nc\tthree\tfour\r\na b\t  five \nd\tsix\n";
+  std::ofstream(dir_ / "train.tsv")
+      << "a\tone  two\nb\t \nc\tthree\tfour\r\na b\t  five \nd\tsix\n";
   data::CleaningOptions options;
   const auto examples = data::labeled_text(dir_ / "train.tsv", {&options});
   ASSERT_EQ(examples->size(), 5);

@@ -61,8 +61,9 @@ class DataCli : public test_util::TempDirTest {
 TEST_F(DataCli, MissingTextFileIsNamed) {
   const auto tgt = text_file("train.en", "a\n");
   const auto missing = (dir_ / "train.de").string();
-  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + missing + " --train-tgt " + tgt),
-                 {missing});
+  expect_failure(
+      prepare_data("--task text --out " + out_ + " --train-src " + missing + " --train-tgt " + tgt),
+      {missing});
   expect_only({"train.en"});
 }
 
@@ -73,17 +74,19 @@ TEST_F(DataCli, LineCountMismatchNamesBothFilesAndCounts) {
   const auto tgt = text_file("train.en", "c d\n");
   const auto valid_src = text_file("valid.de", "a\nb\nc\n");
   const auto valid_tgt = text_file("valid.en", "a\nb\n");
-  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src + " --train-tgt " + tgt +
-                              " --valid-src " + valid_src + " --valid-tgt " + valid_tgt),
-                 {valid_src, valid_tgt, "3 lines", "has 2"});
+  expect_failure(
+      prepare_data("--task text --out " + out_ + " --train-src " + src + " --train-tgt " + tgt +
+                   " --valid-src " + valid_src + " --valid-tgt " + valid_tgt),
+      {valid_src, valid_tgt, "3 lines", "has 2"});
   expect_only({"train.de", "train.en", "valid.de", "valid.en"});
 }
 
 TEST_F(DataCli, EmptyInputIsRefused) {
   const auto src = text_file("train.de", "");
   const auto tgt = text_file("train.en", "");
-  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src + " --train-tgt " + tgt),
-                 {src, "empty"});
+  expect_failure(
+      prepare_data("--task text --out " + out_ + " --train-src " + src + " --train-tgt " + tgt),
+      {src, "empty"});
 }
 
 TEST_F(DataCli, ExistingOutputNeedsForce) {
@@ -105,7 +108,8 @@ TEST_F(DataCli, MalformedNumberIsAUsageErrorNotACrash) {
     const auto result = prepare_data("--task copy --out " + out_ + " --shard-mb " + value);
     EXPECT_GT(result.status, 0) << result.output;  // a usage error, not a signal (-1)
     EXPECT_NE(result.output.find("--shard-mb: Value " + value + " not in range 0 to 1048576"),
-              std::string::npos) << result.output;
+              std::string::npos)
+        << result.output;
   }
   expect_only({});
 }
@@ -116,11 +120,11 @@ TEST_F(DataCli, OptionsOfTheOtherTaskAreRefused) {
                  {"--train-src", "--task copy"});
   expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src),
                  {"--train-src", "--train-tgt"});
-  expect_failure(prepare_data("--task classify --out " + out_ + " --train-tsv " + src +
-                              " --train-src " + src),
-                 {"--train-src does not apply to --task classify"});
-  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src + " --train-tgt " + src +
-                              " --valid-tsv " + src),
+  expect_failure(
+      prepare_data("--task classify --out " + out_ + " --train-tsv " + src + " --train-src " + src),
+      {"--train-src does not apply to --task classify"});
+  expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src +
+                              " --train-tgt " + src + " --valid-tsv " + src),
                  {"--valid-tsv does not apply to --task text"});
   expect_failure(prepare_data("--task copy --out " + out_ + " --classes 3"),
                  {"--classes does not apply to --task copy"});

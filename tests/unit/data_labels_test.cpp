@@ -76,9 +76,11 @@ TEST_F(DataLabels, FileRoundTripIdsAndNames) {
 TEST_F(DataLabels, BadLabelFilesAreNamed) {
   const auto file = dir_ / "labels.txt";
   std::ofstream(file) << "a\nb\na\n";
-  expect_mentions(error_of([&] { data::LabelSet::load(file); }), {file.string() + ": duplicate label 'a'"});
+  expect_mentions(error_of([&] { data::LabelSet::load(file); }),
+                  {file.string() + ": duplicate label 'a'"});
   std::ofstream(file) << "a\n\nb\n";
-  expect_mentions(error_of([&] { data::LabelSet::load(file); }), {file.string() + ":2: empty label"});
+  expect_mentions(error_of([&] { data::LabelSet::load(file); }),
+                  {file.string() + ":2: empty label"});
   expect_mentions(error_of([&] { data::LabelSet::load(dir_ / "none.txt"); }), {"none.txt"});
 }
 
@@ -132,15 +134,17 @@ TEST_F(DataLabels, ManifestFieldsAreValidated) {
 TEST_F(DataLabels, DatasetRefusesLabelFileOrShardDisagreeingWithManifest) {
   write_dataset();
   std::ofstream(dir_ / "labels.txt") << "neg\npos\n";
-  expect_mentions(error_of([&] { data::Dataset(dir_, "train"); }),
-                  {(dir_ / "labels.txt").string() + " has 2 labels, the manifest's labels.count is 3"});
+  expect_mentions(
+      error_of([&] { data::Dataset(dir_, "train"); }),
+      {(dir_ / "labels.txt").string() + " has 2 labels, the manifest's labels.count is 3"});
 
   std::ofstream(dir_ / "labels.txt") << "neg\nneu\npos\nother\n";
   auto document = manifest_json();
   document["labels"]["count"] = 4;  // the shard says 3
   rewrite_manifest(document);
-  expect_mentions(error_of([&] { data::Dataset(dir_, "train"); }),
-                  {(dir_ / "train-00000.h5").string(), "num_labels 3 differs from the manifest's 4"});
+  expect_mentions(
+      error_of([&] { data::Dataset(dir_, "train"); }),
+      {(dir_ / "train-00000.h5").string(), "num_labels 3 differs from the manifest's 4"});
 }
 
 }  // namespace

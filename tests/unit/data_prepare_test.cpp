@@ -1,7 +1,7 @@
 // prepare_data end to end, running the real program: the datasets it writes
 // (seq2seq and classification) read back through Dataset, and h5py sees in
-// its shards exactly what the C++ reader returns. The reader's errors name the missing dir, split, shard or
-// manifest field. (Bad command lines and input files: data_cli_test.)
+// its shards exactly what the C++ reader returns. The reader's errors name the missing dir, split,
+// shard or manifest field. (Bad command lines and input files: data_cli_test.)
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,13 +57,14 @@ class DataPrepare : public test_util::TempDirTest {
 };
 
 TEST_F(DataPrepare, SyntheticReverseReadsBack) {
-  const auto result = prepare("--task reverse --out " + out_.string() +
-                              " --train-size 50 --valid-size 7 --test-size 0 --shard-size 20 --symbols 6");
+  const auto result =
+      prepare("--task reverse --out " + out_.string() +
+              " --train-size 50 --valid-size 7 --test-size 0 --shard-size 20 --symbols 6");
   ASSERT_EQ(result.status, 0) << result.output;
   EXPECT_TRUE(contains(result.output, "50 examples")) << result.output;
 
   const auto manifest = data::read_manifest(out_);
-  ASSERT_EQ(manifest.splits.size(), 2u);  // a split of size 0 is left out
+  ASSERT_EQ(manifest.splits.size(), 2u);                     // a split of size 0 is left out
   ASSERT_EQ(manifest.splits.at("train").shards.size(), 3u);  // 20 + 20 + 10
   EXPECT_EQ(manifest.splits.at("train").shards[2].num_examples, 10);
   EXPECT_EQ(manifest.src_vocab_size, 4 + 6);
@@ -77,7 +78,8 @@ TEST_F(DataPrepare, SyntheticReverseReadsBack) {
 
   const data::Dataset train(out_, "train");
   ASSERT_EQ(train.size(), 50);
-  const auto words = data::load_tokenizer(manifest.tokenizer_kind, out_ / manifest.tgt_tokenizer_file);
+  const auto words =
+      data::load_tokenizer(manifest.tokenizer_kind, out_ / manifest.tgt_tokenizer_file);
   for (int64_t i = 0; i < train.size(); ++i) {
     const auto example = train.get(i);
     EXPECT_EQ(example.id, i);
@@ -87,10 +89,11 @@ TEST_F(DataPrepare, SyntheticReverseReadsBack) {
     EXPECT_EQ(example.tgt, reversed);
     EXPECT_EQ(words->decode(example.src).substr(0, 1), "s");
   }
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);  // no temp dir
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()),
+            1);  // no temp dir
 }
 
-// The format as h5py sees it, against what ShardReader returns.
+// The format as h5py sees it (checksums and all), against what ShardReader returns.
 TEST_F(DataPrepare, H5pySeesWhatTheReaderReads) {
   ASSERT_EQ(prepare("--task copy --out " + out_.string() +
                     " --train-size 40 --valid-size 3 --test-size 3 --shard-size 30 --deflate 4")
@@ -104,10 +107,11 @@ with h5py.File(sys.argv[1], "r") as f:
     for name in ["src/tokens", "src/offsets", "tgt/tokens", "tgt/offsets", "ids"]:
         d = f[name]
         out[name] = {"dtype": str(d.dtype), "chunked": d.chunks is not None,
-                     "compression": d.compression, "data": d[()].tolist()}
+                     "compression": d.compression, "fletcher32": d.fletcher32, "data": d[()].tolist()}
 print(json.dumps(out))
 )");
-  const auto dumped = run_command(std::string(test_paths::kPython) + " " + script + " " + shard.string());
+  const auto dumped =
+      run_command(std::string(test_paths::kPython) + " " + script + " " + shard.string());
   ASSERT_EQ(dumped.status, 0) << dumped.output;
   const auto seen = json::parse(dumped.output);
 
@@ -115,7 +119,7 @@ print(json.dumps(out))
   const auto data = reader.read();
   const auto& attrs = seen["attrs"];
   EXPECT_EQ(attrs["format"], "transformer-shard");
-  EXPECT_EQ(attrs["format_version"], 1);
+  EXPECT_EQ(attrs["format_version"], 2);
   EXPECT_EQ(attrs["num_examples"], 30);
   EXPECT_EQ(attrs["src_vocab_size"], reader.attrs().src_vocab_size);
   EXPECT_EQ(attrs["tgt_vocab_size"], reader.attrs().tgt_vocab_size);
@@ -127,6 +131,9 @@ print(json.dumps(out))
   EXPECT_EQ(seen["src/tokens"]["dtype"], "int32");
   EXPECT_EQ(seen["src/tokens"]["chunked"], true);
   EXPECT_EQ(seen["src/tokens"]["compression"], "gzip");
+  EXPECT_EQ(seen["src/offsets"]["compression"], nullptr);  // only tokens are deflated
+  for (const char* name : {"src/tokens", "src/offsets", "tgt/tokens", "tgt/offsets", "ids"})
+    EXPECT_EQ(seen[name]["fletcher32"], true) << name;  // every dataset checksummed
   EXPECT_EQ(seen["src/offsets"]["dtype"], "int64");
   EXPECT_EQ(seen["ids"]["dtype"], "int64");
   EXPECT_EQ(seen["src/tokens"]["data"].get<std::vector<int32_t>>(), data.src.tokens);
@@ -174,11 +181,12 @@ TEST_F(DataPrepare, TextWithCharVocabularyRoundTripsChinese) {
 // A classification dataset through Dataset: each example's text and label
 // name as written in the TSV (here by hand), labels as h5py reads them.
 TEST_F(DataPrepare, ClassifyExamplesCarryTheirLabels) {
-  const auto train = text_file("train.tsv", "sport\tdas Spiel\nwetter\tRegen  und Sonne\n"
-                                            "sport\t \npolitik\tdie Wahl\nwetter\tSonne\n");
+  const auto train = text_file("train.tsv",
+                               "sport\tdas Spiel\nwetter\tRegen  und Sonne\n"
+                               "sport\t \npolitik\tdie Wahl\nwetter\tSonne\n");
   const auto valid = text_file("valid.tsv", "politik\tdie Wahl und das Spiel\n");
-  const auto result = prepare("--task classify --out " + out_.string() + " --shard-size 2 --train-tsv " +
-                              train + " --valid-tsv " + valid);
+  const auto result = prepare("--task classify --out " + out_.string() +
+                              " --shard-size 2 --train-tsv " + train + " --valid-tsv " + valid);
   ASSERT_EQ(result.status, 0) << result.output;
 
   const data::Dataset dataset(out_, "train");
@@ -188,14 +196,17 @@ TEST_F(DataPrepare, ClassifyExamplesCarryTheirLabels) {
   EXPECT_EQ(dataset.labels().name(0), "politik");  // sorted
   const auto words = data::load_tokenizer("word", out_ / dataset.manifest().src_tokenizer_file);
   const std::vector<std::tuple<int64_t, std::string, std::string>> expected = {
-      {0, "das Spiel", "sport"}, {1, "Regen und Sonne", "wetter"},  // line 2: empty text, dropped
-      {3, "die Wahl", "politik"}, {4, "Sonne", "wetter"}};
+      {0, "das Spiel", "sport"},
+      {1, "Regen und Sonne", "wetter"},  // line 2: empty text, dropped
+      {3, "die Wahl", "politik"},
+      {4, "Sonne", "wetter"}};
   ASSERT_EQ(dataset.size(), 4);
   std::vector<int64_t> labels;
   for (int64_t i = 0; i < dataset.size(); ++i) {
     const auto example = dataset.get(i);
     EXPECT_TRUE(example.tgt.empty());
-    EXPECT_EQ(std::make_tuple(example.id, words->decode(example.src), dataset.labels().name(example.label)),
+    EXPECT_EQ(std::make_tuple(example.id, words->decode(example.src),
+                              dataset.labels().name(example.label)),
               expected[i]);
     labels.push_back(example.label);
   }
@@ -203,9 +214,9 @@ TEST_F(DataPrepare, ClassifyExamplesCarryTheirLabels) {
 import sys, h5py
 print(" ".join(str(l) for shard in sys.argv[1:] for l in h5py.File(shard, "r")["labels"][:]))
 )");
-  const auto seen = run_command(std::string(test_paths::kPython) + " " + script + " " +
-                                (out_ / "train-00000.h5").string() + " " +
-                                (out_ / "train-00001.h5").string());
+  const auto seen =
+      run_command(std::string(test_paths::kPython) + " " + script + " " +
+                  (out_ / "train-00000.h5").string() + " " + (out_ / "train-00001.h5").string());
   ASSERT_EQ(seen.status, 0) << seen.output;
   EXPECT_EQ(seen.output, "1 2 0 2\n");  // politik 0, sport 1, wetter 2
   EXPECT_EQ(labels, (std::vector<int64_t>{1, 2, 0, 2}));

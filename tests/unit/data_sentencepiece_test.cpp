@@ -22,12 +22,14 @@ namespace {
 // and Chinese words: single spaces, no leading or trailing space, so that
 // SentencePiece's normalisation leaves them as they are.
 std::vector<std::string> corpus(size_t n, uint64_t seed) {
-  const std::vector<std::string> words = {"the", "house", "is", "small", "über", "Straße",
-                                          "schön", "春风", "得意", "马蹄疾", "a", "river",
-                                          "flows", "under", "Brücke", "night", "月", "光"};
+  const std::vector<std::string> words = {"the",   "house", "is",     "small",  "über", "Straße",
+                                          "schön", "春风",  "得意",   "马蹄疾", "a",    "river",
+                                          "flows", "under", "Brücke", "night",  "月",   "光"};
   std::vector<std::string> lines;
   uint64_t state = seed;
-  const auto next = [&] { return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  const auto next = [&] {
+    return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33;
+  };
   for (size_t i = 0; i < n; ++i) {
     std::string line;
     for (uint64_t w = 0, len = 3 + next() % 8; w < len; ++w)
@@ -87,8 +89,9 @@ TEST_F(SentencePieceTest, DebiansSpmEncodeAndDecodeAgreeWithAModelTrainedHere) {
   const auto lines = corpus(40, 4);
   write_lines(dir_ / "in.txt", lines);
 
-  const auto encoded = test_util::run_command("spm_encode --model " + (dir_ / "m.model").string() +
-                                              " --output_format=id < " + (dir_ / "in.txt").string());
+  const auto encoded =
+      test_util::run_command("spm_encode --model " + (dir_ / "m.model").string() +
+                             " --output_format=id < " + (dir_ / "in.txt").string());
   ASSERT_EQ(encoded.status, 0) << encoded.output;
   const auto reference = parse_ids(encoded.output);
   ASSERT_EQ(reference.size(), lines.size());
@@ -101,8 +104,9 @@ TEST_F(SentencePieceTest, DebiansSpmEncodeAndDecodeAgreeWithAModelTrainedHere) {
   }
   ids_file.close();
 
-  const auto decoded = test_util::run_command("spm_decode --model " + (dir_ / "m.model").string() +
-                                              " --input_format=id < " + (dir_ / "ids.txt").string());
+  const auto decoded =
+      test_util::run_command("spm_decode --model " + (dir_ / "m.model").string() +
+                             " --input_format=id < " + (dir_ / "ids.txt").string());
   ASSERT_EQ(decoded.status, 0) << decoded.output;
   std::istringstream decoded_lines(decoded.output);
   const data::PieceDecoder decoder(dir_ / "m.vocab");
@@ -116,7 +120,8 @@ TEST_F(SentencePieceTest, DebiansSpmEncodeAndDecodeAgreeWithAModelTrainedHere) {
 TEST_F(SentencePieceTest, RefusesAModelWithOtherSpecialIds) {
   write_lines(dir_ / "train.txt", corpus(300, 5));
   const auto trained = test_util::run_command(
-      "cd " + dir_.string() + " && spm_train --input=train.txt --model_prefix=default "
+      "cd " + dir_.string() +
+      " && spm_train --input=train.txt --model_prefix=default "
       "--vocab_size=40 --minloglevel=2");  // spm's defaults: unk 0, bos 1, eos 2, no pad
   ASSERT_EQ(trained.status, 0) << trained.output;
   try {
@@ -145,8 +150,9 @@ TEST_F(SentencePieceTest, PreparedDatasetHoldsSpmEncodeIds) {
   EXPECT_EQ(manifest.tokenizer_kind, "spm");
   EXPECT_EQ(manifest.src_tokenizer_file, "spm.model");
 
-  const auto encoded = test_util::run_command("spm_encode --model " + (dir_ / "data/spm.model").string() +
-                                              " --output_format=id < " + (dir_ / "train.tgt").string());
+  const auto encoded =
+      test_util::run_command("spm_encode --model " + (dir_ / "data/spm.model").string() +
+                             " --output_format=id < " + (dir_ / "train.tgt").string());
   ASSERT_EQ(encoded.status, 0) << encoded.output;
   const auto reference = parse_ids(encoded.output);
   const data::Dataset train(dir_ / "data", "train");

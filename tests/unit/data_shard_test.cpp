@@ -112,8 +112,9 @@ TEST_F(DataShard, LabelsOutOfRangeAreRefused) {
     data::h5::Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "open");
     data::h5::Handle labels(H5Dopen2(handle.get(), "labels", H5P_DEFAULT), H5Dclose, "open labels");
     const int64_t damaged[] = {2, -1, 1};
-    data::h5::check(H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, damaged),
-                    "write labels");
+    data::h5::check(
+        H5Dwrite(labels.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, damaged),
+        "write labels");
   }
   test_util::expect_mentions(test_util::error_of([&] { data::ShardReader(file).read_index(); }),
                              {file.string(), "labels holds -1 in example 1"});
@@ -132,7 +133,8 @@ TEST_F(DataShard, MissingFileIsNamed) {
 // A file of another kind (or a future version) is refused with a message
 // naming the file and the attribute.
 TEST_F(DataShard, ForeignFormatOrVersionIsRefused) {
-  const auto write_header = [&](const std::string& name, const std::string& format, int64_t version) {
+  const auto write_header = [&](const std::string& name, const std::string& format,
+                                int64_t version) {
     const auto file = dir_ / name;
     data::h5::Handle handle(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT),
                             H5Fclose, "create test file");
@@ -151,8 +153,9 @@ TEST_F(DataShard, ForeignFormatOrVersionIsRefused) {
     }
   };
   expect_refused(write_header("other.h5", "something-else", 1), "format is 'something-else'");
-  expect_refused(write_header("future.h5", data::kShardFormat, 2), "format_version 2");
-  expect_refused(write_header("partial.h5", data::kShardFormat, 1), "missing attribute num_examples");
+  expect_refused(write_header("future.h5", data::kShardFormat, 3), "format_version 3");
+  expect_refused(write_header("partial.h5", data::kShardFormat, 1),
+                 "missing attribute num_examples");
 }
 
 TEST_F(DataShard, InconsistentDataIsNotWritten) {

@@ -122,9 +122,11 @@ TEST(DataSynthetic, RejectsBadOptions) {
   EXPECT_EQ(data::parse_synthetic_task("majority"), SyntheticTask::kMajority);
   data::SyntheticOptions classes;
   classes.classes = 1;
-  EXPECT_THROW(data::make_synthetic(SyntheticTask::kMajority, classes, 1, 1), std::invalid_argument);
+  EXPECT_THROW(data::make_synthetic(SyntheticTask::kMajority, classes, 1, 1),
+               std::invalid_argument);
   classes.classes = classes.symbols + 1;
-  EXPECT_THROW(data::make_synthetic(SyntheticTask::kMajority, classes, 1, 1), std::invalid_argument);
+  EXPECT_THROW(data::make_synthetic(SyntheticTask::kMajority, classes, 1, 1),
+               std::invalid_argument);
 }
 
 }  // namespace

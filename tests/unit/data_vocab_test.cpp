@@ -68,7 +68,8 @@ TEST(DataVocab, CharRoundTripChinese) {
 // spaces: without the spaces (prepare_data --strip-spaces) every character
 // is one token, 3- and 4-byte UTF-8 alike, and decoding gives the text back.
 TEST(DataVocab, CharRoundTripSpacedCoupletWithoutSpaces) {
-  std::string up = "晚 风 摇 树 树 还 挺 ", down = "\xF0\xA0\xAE\xB7 日 映 \t 花 花 更 红";  // U+20BB7 𠮷
+  std::string up = "晚 风 摇 树 树 还 挺 ",
+              down = "\xF0\xA0\xAE\xB7 日 映 \t 花 花 更 红";  // U+20BB7 𠮷
   data::remove_spaces(up);
   data::remove_spaces(down);
   EXPECT_EQ(up, "晚风摇树树还挺");
@@ -144,9 +145,9 @@ TEST(DataVocab, ErrorsNameTheFileOrKind) {
 TEST(DataUtf8, SplitsCodePointsAndFindsMalformedBytes) {
   EXPECT_EQ(data::split_code_points("a\u00e9\u6625\U0001F600").size(), 4u);  // 1, 2, 3, 4 bytes
   EXPECT_EQ(data::find_invalid_utf8("ok \u6625"), std::string_view::npos);
-  EXPECT_EQ(data::find_invalid_utf8("ab\xC0\xAF"), 2u);     // overlong '/'
+  EXPECT_EQ(data::find_invalid_utf8("ab\xC0\xAF"), 2u);    // overlong '/'
   EXPECT_EQ(data::find_invalid_utf8("\xED\xA0\x80"), 0u);  // a UTF-16 surrogate
-  EXPECT_EQ(data::find_invalid_utf8("x\x80"), 1u);          // stray continuation byte
+  EXPECT_EQ(data::find_invalid_utf8("x\x80"), 1u);         // stray continuation byte
 }
 
 }  // namespace

@@ -9,10 +9,10 @@
 #include <functional>
 #include <vector>
 
+#include "small_model_config.h"
 #include "trainer/eval/beam_search.h"
 #include "trainer/eval/greedy_decode.h"
 #include "trainer/model/masks.h"
-#include "small_model_config.h"
 
 namespace {
 
@@ -27,6 +27,7 @@ class BigramState : public eval::DecoderState {
     return log_table_.index_select(0, prefixes.select(1, -1));  // [N, V]
   }
   void select_rows(const torch::Tensor& rows) override {}
+
  private:
   torch::Tensor log_table_;
 };
@@ -41,10 +42,16 @@ torch::Tensor table(const std::vector<std::tuple<int64_t, int64_t, double>>& ent
 // Greedy takes a (0.5), then c (0.4), then eos (0.9): p = 0.18. The best
 // sequence is b eos: p = 0.4 × 0.95 = 0.38.
 torch::Tensor greedy_trap() {
-  return table({{kBos, kA, 0.5}, {kBos, kB, 0.4}, {kBos, kEos, 0.1},
-                {kA, kC, 0.4}, {kA, kEos, 0.35}, {kA, kB, 0.25},
-                {kB, kEos, 0.95}, {kB, kC, 0.05},
-                {kC, kEos, 0.9}, {kC, kA, 0.1}});
+  return table({{kBos, kA, 0.5},
+                {kBos, kB, 0.4},
+                {kBos, kEos, 0.1},
+                {kA, kC, 0.4},
+                {kA, kEos, 0.35},
+                {kA, kB, 0.25},
+                {kB, kEos, 0.95},
+                {kB, kC, 0.05},
+                {kC, kEos, 0.9},
+                {kC, kA, 0.1}});
 }
 
 TEST(GreedyDecode, FollowsTheLocallyBestToken) {
@@ -73,8 +80,12 @@ TEST(BeamSearch, GnmtLengthPenaltyByHand) {
 
 TEST(BeamSearch, LengthPenaltyPrefersTheLongerHypothesis) {
   // "eos": p = 0.45 (|Y| = 1); "a eos": p = 0.3 (|Y| = 2); "b c eos": p = 0.25 (|Y| = 3).
-  const auto p = table({{kBos, kEos, 0.45}, {kBos, kA, 0.3}, {kBos, kB, 0.25},
-                        {kA, kEos, 1.0}, {kB, kC, 1.0}, {kC, kEos, 1.0}});
+  const auto p = table({{kBos, kEos, 0.45},
+                        {kBos, kA, 0.3},
+                        {kBos, kB, 0.25},
+                        {kA, kEos, 1.0},
+                        {kB, kC, 1.0},
+                        {kC, kEos, 1.0}});
   eval::BeamOptions options;
   options.beam = 3;
   for (double alpha : {0.0, 2.0}) {
@@ -87,15 +98,18 @@ TEST(BeamSearch, LengthPenaltyPrefersTheLongerHypothesis) {
     const double bc = std::log(0.25) / std::pow(8.0 / 6.0, alpha);
     const double expected = std::max({empty, a, bc});
     EXPECT_NEAR(best[0].score, expected, 1e-6) << "alpha " << alpha;
-    if (alpha == 0.0) EXPECT_TRUE(best[0].tokens.empty());
-    else EXPECT_EQ(best[0].tokens, (std::vector<int32_t>{kB, kC}));
+    if (alpha == 0.0)
+      EXPECT_TRUE(best[0].tokens.empty());
+    else
+      EXPECT_EQ(best[0].tokens, (std::vector<int32_t>{kB, kC}));
   }
 }
 
 // Every sequence of at most max_len tokens, by brute force: the best score.
 double exhaustive_best(const torch::Tensor& probs, int64_t max_len, double alpha) {
   double best = -INFINITY;
-  std::function<void(int64_t, int64_t, double)> extend = [&](int64_t last, int64_t length, double lp) {
+  std::function<void(int64_t, int64_t, double)> extend = [&](int64_t last, int64_t length,
+                                                             double lp) {
     for (int64_t next = 0; next < kVocab; ++next) {
       const double p = probs[last][next].item<double>();
       if (p == 0) continue;
@@ -199,8 +213,9 @@ TEST(TransformerDecoderState, IncrementalStepsEqualTheFullForward) {
     src.select(1, 6).fill_(kEos);
     src[2].slice(0, 4) = kPad;  // a padded source
     src[2][3] = kEos;
-    auto prefixes = torch::cat({torch::full({4, 1}, kBos, torch::kLong),
-                                torch::randint(3, 17, {4, 8}, torch::kLong)}, 1);  // [4, 9]
+    auto prefixes = torch::cat(
+        {torch::full({4, 1}, kBos, torch::kLong), torch::randint(3, 17, {4, 8}, torch::kLong)},
+        1);  // [4, 9]
     eval::TransformerDecoderState state(model, src);
     for (int64_t t = 1; t <= 9; ++t) {
       if (t == 5) {  // rows reordered and one dropped, as beam search does
@@ -211,8 +226,10 @@ TEST(TransformerDecoderState, IncrementalStepsEqualTheFullForward) {
       }
       const auto prefix = prefixes.slice(1, 0, t);
       const auto step = state.next_log_probs(prefix);  // [N, V]
-      const auto full = model->forward(src, prefix, model::make_src_mask(src, kPad),
-                                       model::make_tgt_mask(prefix, kPad)).select(1, -1);
+      const auto full = model
+                            ->forward(src, prefix, model::make_src_mask(src, kPad),
+                                      model::make_tgt_mask(prefix, kPad))
+                            .select(1, -1);
       EXPECT_LE((step - full).abs().max().item<double>(), 1e-5) << "t = " << t;
     }
     EXPECT_THROW(state.next_log_probs(prefixes.slice(1, 0, 3)), std::logic_error);

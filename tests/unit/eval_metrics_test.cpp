@@ -225,24 +225,24 @@ TEST(EvalMetricsBleu, SentenceBleuWithoutMatchIsZeroForEverySmoothing) {
 
 TEST(EvalMetricsSignature, BleuAndChrfSignatures) {
   EXPECT_EQ(eval::metrics::corpus_bleu({"a b"}, {{"a b"}}).signature,
-            "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.3.1");
+            "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0");
   EXPECT_EQ(eval::metrics::corpus_bleu(kReadmeHyps, kReadmeRefs).signature,
-            "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.3.1");
+            "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0");
   BleuOptions floor = bleu_options("char", "floor");
   floor.lowercase = true;
   EXPECT_EQ(eval::metrics::bleu_signature(floor, 1),
-            "nrefs:1|case:lc|eff:no|tok:char|smooth:floor[0.10]|version:2.3.1");
+            "nrefs:1|case:lc|eff:no|tok:char|smooth:floor[0.10]|version:2.6.0");
   EXPECT_EQ(eval::metrics::bleu_signature(eval::metrics::sentence_bleu_defaults(), 1),
-            "nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.3.1");
+            "nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0");
 
   const auto chrf = eval::metrics::corpus_chrf({"a b"}, {{"a b"}});
   EXPECT_EQ(chrf.name, "chrF2");
-  EXPECT_EQ(chrf.signature, "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.3.1");
+  EXPECT_EQ(chrf.signature, "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0");
   ChrfOptions plus_plus;
   plus_plus.word_order = 2;
   const auto chrf_pp = eval::metrics::corpus_chrf({"a b"}, {{"a b"}}, plus_plus);
   EXPECT_EQ(chrf_pp.name, "chrF2++");
-  EXPECT_EQ(chrf_pp.signature, "nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.3.1");
+  EXPECT_EQ(chrf_pp.signature, "nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0");
 }
 
 // ---- chrF: sacrebleu test/test_chrf.py (EPSILON 1e-4) --------------------------------

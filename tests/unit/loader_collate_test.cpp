@@ -31,7 +31,8 @@ TEST(DataCollate, TwoExamplesWithPadding) {
 
 TEST(DataCollate, ClassificationBatchHasLabels) {
   const data::SpecialIds special;
-  std::vector<data::Example> examples = {{4, {5, 6}, {}, 2}, {9, {7, 8, 9}, {}, 0}, {1, {10}, {}, 2}};
+  std::vector<data::Example> examples = {
+      {4, {5, 6}, {}, 2}, {9, {7, 8, 9}, {}, 0}, {1, {10}, {}, 2}};
   const auto batch = data::collate(examples, special);
 
   EXPECT_EQ(batch.labels.dtype(), torch::kInt64);

@@ -19,9 +19,10 @@ class Prefetch : public test_util::TempDirTest {
  protected:
   void SetUp() override {
     TempDirTest::SetUp();
-    const auto result = test_util::run_command(
-        std::string(test_paths::kBinDir) + "/prepare_data --task reverse --out " +
-        (dir_ / "data").string() + " --train-size 300 --valid-size 0 --test-size 0 --shard-size 100");
+    const auto result =
+        test_util::run_command(std::string(test_paths::kBinDir) +
+                               "/prepare_data --task reverse --out " + (dir_ / "data").string() +
+                               " --train-size 300 --valid-size 0 --test-size 0 --shard-size 100");
     ASSERT_EQ(result.status, 0) << result.output;
   }
   data::Batcher batcher(const data::Dataset& train) const {
@@ -39,17 +40,20 @@ TEST_F(Prefetch, DeliversWhatSynchronousLoadingWould) {
   data::BatchPlan reference(b, options);
   data::Prefetcher prefetch(train, data::BatchPlan(b, options), 3);
   int count = 0;
-  while (auto expected = reference.next()) {
-    std::vector<data::Example> examples;
-    for (int64_t i : expected->indices) examples.push_back(train.get(i));
-    const data::Batch batch = data::collate(examples, train.manifest().special);
+  while (auto expected = reference.next_step()) {
     const auto got = prefetch.take();
     ASSERT_TRUE(got.has_value());
     EXPECT_EQ(got->plan.step, expected->step);
-    EXPECT_EQ(got->batch.ids, batch.ids);
-    EXPECT_TRUE(torch::equal(got->batch.src, batch.src));
-    EXPECT_TRUE(torch::equal(got->batch.tgt_out, batch.tgt_out));
-    ++count;
+    ASSERT_EQ(got->batches.size(), expected->micro_batches.size());
+    for (size_t a = 0; a < got->batches.size(); ++a) {
+      std::vector<data::Example> examples;
+      for (int64_t i : expected->micro_batches[a].indices) examples.push_back(train.get(i));
+      const data::Batch batch = data::collate(examples, train.manifest().special);
+      EXPECT_EQ(got->batches[a].ids, batch.ids);
+      EXPECT_TRUE(torch::equal(got->batches[a].src, batch.src));
+      EXPECT_TRUE(torch::equal(got->batches[a].tgt_out, batch.tgt_out));
+      ++count;
+    }
   }
   EXPECT_EQ(count, 50);
   EXPECT_FALSE(prefetch.take().has_value());

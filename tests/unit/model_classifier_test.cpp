@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "trainer/model/classifier.h"
 #include "small_model_config.h"
+#include "trainer/model/classifier.h"
 
 namespace {
 

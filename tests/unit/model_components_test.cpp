@@ -33,9 +33,9 @@ TEST(Masks, SubsequentMaskIsLowerTriangular) {
   auto mask = model::subsequent_mask(3);
   EXPECT_EQ(mask.sizes(), torch::IntArrayRef({1, 1, 3, 3}));
   EXPECT_TRUE(torch::equal(mask.view({3, 3}), bools({1, 0, 0,  //
-                                                      1, 1, 0,  //
-                                                      1, 1, 1})
-                                                   .view({3, 3})));
+                                                     1, 1, 0,  //
+                                                     1, 1, 1})
+                                                  .view({3, 3})));
 }
 
 TEST(Masks, TargetMaskCombinesPaddingAndFuture) {
@@ -43,9 +43,9 @@ TEST(Masks, TargetMaskCombinesPaddingAndFuture) {
   auto mask = model::make_tgt_mask(tgt, 0);
   EXPECT_EQ(mask.sizes(), torch::IntArrayRef({1, 1, 3, 3}));
   EXPECT_TRUE(torch::equal(mask.view({3, 3}), bools({1, 0, 0,  //
-                                                      1, 1, 0,  //
-                                                      1, 1, 0})
-                                                   .view({3, 3})));
+                                                     1, 1, 0,  //
+                                                     1, 1, 0})
+                                                  .view({3, 3})));
 }
 
 TEST(PositionalEncoding, MatchesSinusoidsComputedByHand) {
@@ -55,8 +55,10 @@ TEST(PositionalEncoding, MatchesSinusoidsComputedByHand) {
   for (int pos : {0, 1, 5, 63}) {
     for (int i = 0; i < d_model / 2; ++i) {
       const double angle = pos / std::pow(10000.0, 2.0 * i / d_model);
-      EXPECT_NEAR(table[pos][2 * i].item<double>(), std::sin(angle), 1e-6) << "pos " << pos << " i " << i;
-      EXPECT_NEAR(table[pos][2 * i + 1].item<double>(), std::cos(angle), 1e-6) << "pos " << pos << " i " << i;
+      EXPECT_NEAR(table[pos][2 * i].item<double>(), std::sin(angle), 1e-6)
+          << "pos " << pos << " i " << i;
+      EXPECT_NEAR(table[pos][2 * i + 1].item<double>(), std::cos(angle), 1e-6)
+          << "pos " << pos << " i " << i;
     }
   }
 }

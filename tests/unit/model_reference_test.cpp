@@ -50,7 +50,9 @@ torch::Tensor tokens(const std::vector<int64_t>& lengths, int64_t max_length) {
   return t;
 }
 
-torch::Tensor key_padding(const torch::Tensor& tokens) { return tokens == kPad; }  // [B, S], true = ignore
+torch::Tensor key_padding(const torch::Tensor& tokens) {
+  return tokens == kPad;
+}  // [B, S], true = ignore
 
 torch::Tensor additive_causal(int64_t size) {  // [T, T]: -inf above the diagonal
   return torch::full({size, size}, -std::numeric_limits<float>::infinity()).triu(1);
@@ -87,7 +89,8 @@ TEST_F(ReferenceTest, SelfAttentionWithKeyPaddingMatchesMultiheadAttention) {
   auto src = tokens({7, 5, 3}, 7);
   auto x = torch::randn({kBatch, 7, kDModel});
 
-  auto expected = std::get<0>(reference(seq_first(x), seq_first(x), seq_first(x), key_padding(src), false));
+  auto expected =
+      std::get<0>(reference(seq_first(x), seq_first(x), seq_first(x), key_padding(src), false));
   auto actual = ours->forward_self(x, model::make_src_mask(src, kPad));
   expect_close(actual, seq_first(expected));
 }
@@ -99,8 +102,8 @@ TEST_F(ReferenceTest, CausalSelfAttentionMatchesMultiheadAttention) {
   const int64_t length = 6;
   auto x = torch::randn({kBatch, length, kDModel});
 
-  auto expected =
-      std::get<0>(reference(seq_first(x), seq_first(x), seq_first(x), torch::Tensor(), false, additive_causal(length)));
+  auto expected = std::get<0>(reference(seq_first(x), seq_first(x), seq_first(x), torch::Tensor(),
+                                        false, additive_causal(length)));
   auto actual = ours->forward_self(x, model::subsequent_mask(length));
   expect_close(actual, seq_first(expected));
 }
@@ -113,8 +116,8 @@ TEST_F(ReferenceTest, CrossAttentionWithKeyPaddingMatchesMultiheadAttention) {
   auto x = torch::randn({kBatch, 5, kDModel});       // Tq = 5
   auto memory = torch::randn({kBatch, 8, kDModel});  // Tk = 8
 
-  auto expected =
-      std::get<0>(reference(seq_first(x), seq_first(memory), seq_first(memory), key_padding(src), false));
+  auto expected = std::get<0>(
+      reference(seq_first(x), seq_first(memory), seq_first(memory), key_padding(src), false));
   auto actual = ours->forward_cross(x, memory, model::make_src_mask(src, kPad));
   EXPECT_EQ(actual.sizes(), torch::IntArrayRef({kBatch, 5, kDModel}));
   expect_close(actual, seq_first(expected));
@@ -122,10 +125,11 @@ TEST_F(ReferenceTest, CrossAttentionWithKeyPaddingMatchesMultiheadAttention) {
 
 TEST_F(ReferenceTest, PostNormEncoderLayerMatchesTransformerEncoderLayer) {
   const auto config = post_norm_config();
-  torch::nn::TransformerEncoderLayer reference(torch::nn::TransformerEncoderLayerOptions(kDModel, kHeads)
-                                                   .dim_feedforward(kFF)
-                                                   .dropout(0.0)
-                                                   .activation(torch::kReLU));
+  torch::nn::TransformerEncoderLayer reference(
+      torch::nn::TransformerEncoderLayerOptions(kDModel, kHeads)
+          .dim_feedforward(kFF)
+          .dropout(0.0)
+          .activation(torch::kReLU));
   for (auto norm : {reference->norm1, reference->norm2}) norm->options.eps(config.layer_norm_eps);
   model::EncoderLayer ours(config);
   copy_weights(*reference, *ours,
@@ -143,11 +147,13 @@ TEST_F(ReferenceTest, PostNormEncoderLayerMatchesTransformerEncoderLayer) {
 
 TEST_F(ReferenceTest, PostNormDecoderLayerMatchesTransformerDecoderLayer) {
   const auto config = post_norm_config();
-  torch::nn::TransformerDecoderLayer reference(torch::nn::TransformerDecoderLayerOptions(kDModel, kHeads)
-                                                   .dim_feedforward(kFF)
-                                                   .dropout(0.0)
-                                                   .activation(torch::kReLU));
-  for (auto norm : {reference->norm1, reference->norm2, reference->norm3}) norm->options.eps(config.layer_norm_eps);
+  torch::nn::TransformerDecoderLayer reference(
+      torch::nn::TransformerDecoderLayerOptions(kDModel, kHeads)
+          .dim_feedforward(kFF)
+          .dropout(0.0)
+          .activation(torch::kReLU));
+  for (auto norm : {reference->norm1, reference->norm2, reference->norm3})
+    norm->options.eps(config.layer_norm_eps);
   model::DecoderLayer ours(config);
   copy_weights(*reference, *ours,
                {{"src_attn.", "multihead_attn."},
@@ -161,8 +167,8 @@ TEST_F(ReferenceTest, PostNormDecoderLayerMatchesTransformerDecoderLayer) {
   auto x = torch::randn({kBatch, 5, kDModel});
   auto memory = torch::randn({kBatch, 7, kDModel});
 
-  auto expected = reference(seq_first(x), seq_first(memory), additive_causal(5), torch::Tensor(), key_padding(tgt),
-                            key_padding(src));
+  auto expected = reference(seq_first(x), seq_first(memory), additive_causal(5), torch::Tensor(),
+                            key_padding(tgt), key_padding(src));
   auto actual = ours(x, memory, model::make_src_mask(src, kPad), model::make_tgt_mask(tgt, kPad));
   expect_close(actual, seq_first(expected));
 }

@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "small_model_config.h"
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
-#include "small_model_config.h"
 
 namespace {
 
@@ -38,9 +38,12 @@ void expect_same(const torch::Tensor& a, const torch::Tensor& b) {
   EXPECT_LE((a - b).abs().max().item<double>(), 1e-6);
 }
 
-const char* name(model::NormPlacement norm) { return norm == model::NormPlacement::kPre ? "pre-norm" : "post-norm"; }
+const char* name(model::NormPlacement norm) {
+  return norm == model::NormPlacement::kPre ? "pre-norm" : "post-norm";
+}
 
-constexpr model::NormPlacement kBothNorms[] = {model::NormPlacement::kPre, model::NormPlacement::kPost};
+constexpr model::NormPlacement kBothNorms[] = {model::NormPlacement::kPre,
+                                               model::NormPlacement::kPost};
 
 TEST(EncoderDecoder, DecoderOutputAtTIgnoresLaterTargetTokens) {
   torch::NoGradGuard no_grad;
@@ -56,7 +59,8 @@ TEST(EncoderDecoder, DecoderOutputAtTIgnoresLaterTargetTokens) {
     for (int64_t t = 0; t < 6; ++t) {
       auto changed = tgt.clone();
       changed.slice(1, t + 1) = random_tokens(2, 7 - t - 1, 11);
-      auto changed_hidden = m->decode(memory, src_mask, changed, model::make_tgt_mask(changed, kPad));
+      auto changed_hidden =
+          m->decode(memory, src_mask, changed, model::make_tgt_mask(changed, kPad));
       expect_same(changed_hidden.slice(1, 0, t + 1), hidden.slice(1, 0, t + 1));
     }
     // ... while a change at t does reach position t.
@@ -87,7 +91,8 @@ TEST(EncoderDecoder, PaddingContentDoesNotReachRealPositions) {
 
     auto tgt = random_tokens(2, 5, 11);
     auto tgt_mask = model::make_tgt_mask(tgt, kPad);
-    expect_same(m->decode(other_memory, src_mask, tgt, tgt_mask), m->decode(memory, src_mask, tgt, tgt_mask));
+    expect_same(m->decode(other_memory, src_mask, tgt, tgt_mask),
+                m->decode(memory, src_mask, tgt, tgt_mask));
   }
 }
 
@@ -185,8 +190,10 @@ TEST(EncoderDecoder, SavedStateRestoresTheSameFunction) {
   auto tgt = random_tokens(2, 4, 13);
   auto src_mask = model::make_src_mask(src, kPad);
   auto tgt_mask = model::make_tgt_mask(tgt, kPad);
-  EXPECT_TRUE(torch::equal(loaded(src, tgt, src_mask, tgt_mask), saved(src, tgt, src_mask, tgt_mask)));
-  EXPECT_TRUE(loaded->generator()->weight().is_same(loaded->named_parameters()["src_embed.lut.weight"]));
+  EXPECT_TRUE(
+      torch::equal(loaded(src, tgt, src_mask, tgt_mask), saved(src, tgt, src_mask, tgt_mask)));
+  EXPECT_TRUE(
+      loaded->generator()->weight().is_same(loaded->named_parameters()["src_embed.lut.weight"]));
 }
 
 TEST(EncoderDecoder, XavierUniformMatricesZeroBiasesUnitGains) {
@@ -211,7 +218,8 @@ TEST(EncoderDecoder, XavierUniformMatricesZeroBiasesUnitGains) {
   }
 }
 
-void expect_invalid(const std::function<void(model::ModelConfig&)>& change, const std::string& field) {
+void expect_invalid(const std::function<void(model::ModelConfig&)>& change,
+                    const std::string& field) {
   auto config = small_config();
   change(config);
   try {
@@ -256,15 +264,15 @@ TEST(EncoderDecoder, PaperBaseParameterCount) {
   for (const auto& p : m->parameters()) count += p.numel();
 
   const int64_t D = 512, F = 2048, V = 37000, N = 6;
-  const int64_t attention = 4 * (D * D + D);      // W^Q, W^K, W^V, W^O and biases
+  const int64_t attention = 4 * (D * D + D);  // W^Q, W^K, W^V, W^O and biases
   const int64_t feed_forward = D * F + F + F * D + D;
   const int64_t layer_norm = 2 * D;
   const int64_t encoder_layer = attention + feed_forward + 2 * layer_norm;
   const int64_t decoder_layer = 2 * attention + feed_forward + 3 * layer_norm;
-  const int64_t expected = V * D                  // one shared, tied table
-                           + N * encoder_layer + N * decoder_layer
-                           + 2 * layer_norm       // final norms of the pre-norm stacks
-                           + V;                   // generator bias
+  const int64_t expected = V * D  // one shared, tied table
+                           + N * encoder_layer + N * decoder_layer +
+                           2 * layer_norm  // final norms of the pre-norm stacks
+                           + V;            // generator bias
   EXPECT_EQ(count, expected);
   EXPECT_NEAR(count / 1e6, 63.1, 0.1);
 }

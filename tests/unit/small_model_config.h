@@ -5,8 +5,8 @@
 
 #include "trainer/model/model_config.h"
 
-inline model::ModelConfig small_model_config(int64_t src_vocab, int64_t tgt_vocab,
-                                             model::NormPlacement norm = model::NormPlacement::kPre) {
+inline model::ModelConfig small_model_config(
+    int64_t src_vocab, int64_t tgt_vocab, model::NormPlacement norm = model::NormPlacement::kPre) {
   model::ModelConfig c;
   c.src_vocab = src_vocab;
   c.tgt_vocab = tgt_vocab;

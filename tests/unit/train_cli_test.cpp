@@ -15,13 +15,13 @@ namespace fs = std::filesystem;
 
 class TrainCli : public test_util::TempDirTest {
  protected:
-
   static test_util::CommandResult program(const std::string& name, const std::string& args) {
     return test_util::run_command(std::string(test_paths::kBinDir) + "/" + name + " " + args);
   }
   static void expect_failure(const test_util::CommandResult& r, const std::string& mention) {
     EXPECT_NE(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find(mention), std::string::npos) << "'" << mention << "' not in: " << r.output;
+    EXPECT_NE(r.output.find(mention), std::string::npos)
+        << "'" << mention << "' not in: " << r.output;
   }
   std::string file(const std::string& name, const std::string& text) const {
     std::ofstream(dir_ / name) << text;
@@ -44,14 +44,17 @@ TEST_F(TrainCli, MissingConfigFileIsNamed) {
 
 TEST_F(TrainCli, MissingDatasetDirectoryIsNamed) {
   const auto missing = (dir_ / "no-such-dataset").string();
-  const auto r = program("trainer", "--data.dir " + missing + " --run.out_dir " + (dir_ / "runs").string());
+  const auto r =
+      program("trainer", "--data.dir " + missing + " --run.out_dir " + (dir_ / "runs").string());
   expect_failure(r, missing);
   EXPECT_FALSE(fs::exists(dir_ / "runs" / "default" / "checkpoints")) << "nothing half-written";
 }
 
 TEST_F(TrainCli, EvaluateWithoutCheckpointOrSplitIsNamed) {
   ASSERT_EQ(program("prepare_data", "--task copy --out " + (dir_ / "data").string() +
-                    " --train-size 40 --valid-size 0 --test-size 4").status, 0);
+                                        " --train-size 40 --valid-size 0 --test-size 4")
+                .status,
+            0);
   fs::create_directories(dir_ / "run");
   file("run/config.toml", "[data]\ndir = \"" + (dir_ / "data").string() + "\"\n");
   const auto run = (dir_ / "run").string();

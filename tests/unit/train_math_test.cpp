@@ -25,8 +25,8 @@ TEST(LabelSmoothing, FourClassCaseByHand) {
 TEST(LabelSmoothing, PaddingPositionsAreIgnored) {
   const auto lp = torch::randn({3, 5}, torch::kDouble).log_softmax(1);
   const auto with_pad = train::LabelSmoothingLoss(5, 0, 0.1)(lp, torch::tensor({3, 0, 4}));
-  const auto without = train::LabelSmoothingLoss(5, 0, 0.1)(
-      lp.index({torch::tensor({0, 2})}), torch::tensor({3, 4}));
+  const auto without = train::LabelSmoothingLoss(5, 0, 0.1)(lp.index({torch::tensor({0, 2})}),
+                                                            torch::tensor({3, 4}));
   EXPECT_NEAR(with_pad.smoothed.item<double>(), without.smoothed.item<double>(), 1e-12);
   EXPECT_EQ(with_pad.tokens, 2);
 }

@@ -14,7 +14,8 @@ void RunConfig::bind(Schema& s) {
   s.add("data.dir", &data.dir, "prepared dataset directory (prepare_data --out)");
   s.add("data.batch_tokens", &data.batch_tokens, "tokens per global batch, padding included");
   s.add("data.max_len", &data.max_len, "skip examples longer than this (tokens)");
-  s.add("data.prefetch", &data.prefetch, "micro-batches a background thread loads ahead");
+  s.add("data.prefetch", &data.prefetch,
+        "steps (each accum_steps micro-batches) a background thread loads ahead");
   s.add("data.verify_checksums", &data.verify_checksums,
         "check every shard's sha256 against the manifest at start");
 
@@ -25,7 +26,8 @@ void RunConfig::bind(Schema& s) {
   s.add("model.decoder_layers", &model.decoder_layers, "decoder layers N");
   s.add("model.dropout", &model.dropout, "dropout P_drop");
   s.add("model.layer_norm_eps", &model.layer_norm_eps, "LayerNorm epsilon");
-  s.add("model.norm", &model.norm, "LayerNorm placement: pre (Annotated Transformer) or post (paper)",
+  s.add("model.norm", &model.norm,
+        "LayerNorm placement: pre (Annotated Transformer) or post (paper)",
         std::vector<std::pair<std::string, model::NormPlacement>>{
             {"pre", model::NormPlacement::kPre}, {"post", model::NormPlacement::kPost}});
   s.add("model.share_embeddings", &model.share_embeddings, "one embedding table for src and tgt");
@@ -62,6 +64,13 @@ void RunConfig::bind(Schema& s) {
         "fp32, or bf16: forward pass under autocast to bfloat16 (AVX512-BF16/AMX via oneDNN, CUDA "
         "autocast on GPUs); weights, gradients, Adam moments, loss and checkpoints stay fp32",
         {"fp32", "bf16"});
+  s.add("train.device", &train.device,
+        "auto: cuda:<local rank> (or the one GPU the scheduler bound to the rank) when LibTorch "
+        "has CUDA and the node a GPU, else the CPU; cpu; cuda (an error without a GPU)",
+        {"auto", "cpu", "cuda"});
+  s.add("train.deterministic", &train.deterministic,
+        "deterministic kernels only (cuBLAS workspace, no cuDNN autotuning): GPU runs repeat "
+        "bitwise, e.g. for exact resume; slower");
 
   s.add("dist.backend", &dist.backend, "collectives: nccl on GPUs, mpi on CPUs",
         {"auto", "mpi", "nccl"});
@@ -89,7 +98,8 @@ void RunConfig::validate() const {
   require(model.max_positions > data.max_len, "model.max_positions must exceed data.max_len");
   require(optim.lr > 0, "optim.lr must be > 0");
   require(optim.warmup_steps >= 0, "optim.warmup_steps must be >= 0");
-  require(optim.schedule != "noam" || optim.warmup_steps > 0, "optim.warmup_steps must be > 0 for noam");
+  require(optim.schedule != "noam" || optim.warmup_steps > 0,
+          "optim.warmup_steps must be > 0 for noam");
   require(optim.clip_norm >= 0, "optim.clip_norm must be >= 0");
   require(optim.label_smoothing >= 0 && optim.label_smoothing < 1,
           "optim.label_smoothing must be in [0, 1)");

@@ -1,5 +1,5 @@
 // Everything a training run is: the config file's sections as structs.
-// The mathematics of a run is fixed by this config alone (DESIGN.md: the
+// The mathematics of a run is fixed by this config alone (docs/DESIGN.md: the
 // global batch); world size and accumulation only decide how it is split.
 #pragma once
 #include <cstdint>
@@ -13,14 +13,14 @@ namespace config {
 struct RunSection {
   std::string name = "default";  // run directory: <out_dir>/<name>
   std::string out_dir = "runs";
-  int64_t seed = 1;              // data order, initialisation and dropout derive from it
+  int64_t seed = 1;  // data order, initialisation and dropout derive from it
 };
 
 struct DataSection {
   std::string dir = "data/default";  // prepared dataset (manifest.json + shards)
   int64_t batch_tokens = 4096;       // tokens per GLOBAL batch, padding included
   int64_t max_len = 256;             // longer examples are skipped
-  int64_t prefetch = 4;              // micro-batches loaded ahead by a background thread
+  int64_t prefetch = 4;              // steps loaded ahead by a background thread
   bool verify_checksums = false;     // sha256 of every shard against the manifest at start
 };
 
@@ -31,7 +31,7 @@ struct OptimSection {
   double beta1 = 0.9;
   double beta2 = 0.98;
   double eps = 1e-9;
-  double clip_norm = 0.0;         // global gradient-norm clip; 0 = off
+  double clip_norm = 0.0;  // global gradient-norm clip; 0 = off
   double label_smoothing = 0.1;
 };
 
@@ -41,14 +41,16 @@ struct TrainSection {
   int64_t accum_steps = 1;     // micro-batches per rank per step
   int64_t log_every = 100;
   int64_t save_every = 1000;
-  double save_every_minutes = 0;   // also save when this much time has passed; 0 = off
-  int64_t keep_last = 5;           // checkpoints kept (plus the best)
-  int64_t valid_every = 0;         // validation loss every N steps; 0 = off
-  int64_t patience = 0;            // stop after N validations without improvement; 0 = off
+  double save_every_minutes = 0;    // also save when this much time has passed; 0 = off
+  int64_t keep_last = 5;            // checkpoints kept (plus the best)
+  int64_t valid_every = 0;          // validation loss every N steps; 0 = off
+  int64_t patience = 0;             // stop after N validations without improvement; 0 = off
   int64_t max_nonfinite_steps = 5;  // skipped non-finite steps in a row before giving up
-  double watchdog_s = 900;         // end the job when a step phase lasts longer; 0 = off
-  int64_t threads = 0;         // torch threads per rank; 0 = cores / ranks on the node
-  std::string precision = "fp32";  // fp32 | bf16 (autocast; weights, Adam and loss stay fp32)
+  double watchdog_s = 900;          // end the job when a step phase lasts longer; 0 = off
+  int64_t threads = 0;              // torch threads per rank; 0 = cores / ranks on the node
+  std::string precision = "fp32";   // fp32 | bf16 (autocast; weights, Adam and loss stay fp32)
+  std::string device = "auto";      // auto (a GPU when there is one for the rank) | cpu | cuda
+  bool deterministic = false;       // deterministic kernels (bitwise-reproducible GPU runs)
 };
 
 // How ranks cooperate; none of it changes the mathematics of a step.

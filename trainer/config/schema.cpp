@@ -1,7 +1,7 @@
 #include "trainer/config/schema.h"
 
-#include <CLI/CLI.hpp>
 #include <toml++/toml.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -56,8 +56,8 @@ void Schema::add(const std::string& key, std::string* field, const std::string& 
 }
 
 Schema::Entry* Schema::find(const std::string& key) {
-  auto it = std::find_if(entries_.begin(), entries_.end(),
-                         [&](const Entry& e) { return e.key == key; });
+  auto it =
+      std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; });
   return it == entries_.end() ? nullptr : &*it;
 }
 
@@ -81,9 +81,12 @@ void Schema::set_from_text(Entry& entry, const std::string& text, const std::str
         } else if constexpr (std::is_same_v<T, std::string*>) {
           *field = text;
         } else if constexpr (std::is_same_v<T, bool*>) {
-          if (text == "true" || text == "1") *field = true;
-          else if (text == "false" || text == "0") *field = false;
-          else fail();
+          if (text == "true" || text == "1")
+            *field = true;
+          else if (text == "false" || text == "0")
+            *field = false;
+          else
+            fail();
         } else {
           std::istringstream in(text);
           std::remove_pointer_t<T> value{};
@@ -101,8 +104,8 @@ void Schema::load_toml(const std::string& path) {
     file = toml::parse_file(path);
   } catch (const toml::parse_error& e) {
     std::ostringstream msg;
-    msg << "config file " << path << ": " << e.description() << " (line "
-        << e.source().begin.line << ")";
+    msg << "config file " << path << ": " << e.description() << " (line " << e.source().begin.line
+        << ")";
     throw std::invalid_argument(msg.str());
   }
   for (const auto& [section, node] : file) {
@@ -117,20 +120,23 @@ void Schema::load_toml(const std::string& path) {
       if (!entry) {
         std::string known;
         for (const auto& e : entries_)
-          if (section_of(e.key) == section.str()) known += (known.empty() ? "" : ", ") + name_of(e.key);
-        throw std::invalid_argument("config file " + path + ": unknown key '" + key + "'" +
-                                    (known.empty() ? " (no such section)" : " (known in [" +
-                                     std::string(section.str()) + "]: " + known + ")"));
+          if (section_of(e.key) == section.str())
+            known += (known.empty() ? "" : ", ") + name_of(e.key);
+        throw std::invalid_argument(
+            "config file " + path + ": unknown key '" + key + "'" +
+            (known.empty() ? " (no such section)"
+                           : " (known in [" + std::string(section.str()) + "]: " + known + ")"));
       }
       // The value is parsed by the field's own rules, so the file and the
       // command line accept the same things; a TOML type that cannot be the
       // field's (a string for a number, a float for an integer) is refused.
       const auto& f = entry->field;
-      const bool text_field = std::holds_alternative<std::string*>(f) || std::holds_alternative<Named>(f);
-      const bool fits = value.is_string()           ? text_field
-                        : value.is_boolean()        ? std::holds_alternative<bool*>(f)
-                        : value.is_integer()        ? std::holds_alternative<int64_t*>(f) ||
-                                                          std::holds_alternative<double*>(f)
+      const bool text_field =
+          std::holds_alternative<std::string*>(f) || std::holds_alternative<Named>(f);
+      const bool fits = value.is_string()    ? text_field
+                        : value.is_boolean() ? std::holds_alternative<bool*>(f)
+                        : value.is_integer() ? std::holds_alternative<int64_t*>(f) ||
+                                                   std::holds_alternative<double*>(f)
                         : value.is_floating_point() ? std::holds_alternative<double*>(f)
                                                     : false;
       if (!fits) {
@@ -140,10 +146,14 @@ void Schema::load_toml(const std::string& path) {
                                     type_name(f) + ", got " + got.str());
       }
       std::string text;
-      if (value.is_string()) text = *value.value<std::string>();
-      else if (value.is_boolean()) text = *value.value<bool>() ? "true" : "false";
-      else if (value.is_integer()) text = std::to_string(*value.value<int64_t>());
-      else text = format_double(*value.value<double>());
+      if (value.is_string())
+        text = *value.value<std::string>();
+      else if (value.is_boolean())
+        text = *value.value<bool>() ? "true" : "false";
+      else if (value.is_integer())
+        text = std::to_string(*value.value<int64_t>());
+      else
+        text = format_double(*value.value<double>());
       set_from_text(*entry, text, "config file " + path);
     }
   }
@@ -177,11 +187,16 @@ std::string Schema::to_toml() const {
     std::visit(
         [&](const auto& field) {
           using T = std::decay_t<decltype(field)>;
-          if constexpr (std::is_same_v<T, Named>) out << std::quoted(field.get());
-          else if constexpr (std::is_same_v<T, std::string*>) out << std::quoted(*field);
-          else if constexpr (std::is_same_v<T, bool*>) out << (*field ? "true" : "false");
-          else if constexpr (std::is_same_v<T, double*>) out << format_double(*field);
-          else out << *field;
+          if constexpr (std::is_same_v<T, Named>)
+            out << std::quoted(field.get());
+          else if constexpr (std::is_same_v<T, std::string*>)
+            out << std::quoted(*field);
+          else if constexpr (std::is_same_v<T, bool*>)
+            out << (*field ? "true" : "false");
+          else if constexpr (std::is_same_v<T, double*>)
+            out << format_double(*field);
+          else
+            out << *field;
         },
         entry.field);
     out << "\n";

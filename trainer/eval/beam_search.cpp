@@ -15,15 +15,17 @@ struct Finished {
   void add(const torch::TensorAccessor<int64_t, 1>& prefix, int64_t next, bool ended,
            double log_prob, double alpha) {
     Hypothesis h;
-    for (int64_t t = 1; t < prefix.size(0); ++t) h.tokens.push_back(static_cast<int32_t>(prefix[t]));
+    for (int64_t t = 1; t < prefix.size(0); ++t)
+      h.tokens.push_back(static_cast<int32_t>(prefix[t]));
     if (!ended) h.tokens.push_back(static_cast<int32_t>(next));
     h.log_prob = log_prob;
     h.score = log_prob / gnmt_length_penalty(prefix.size(0), alpha);  // |Y| = t + 1 = prefix length
     hypotheses.push_back(std::move(h));
   }
   Hypothesis best() const {
-    return *std::max_element(hypotheses.begin(), hypotheses.end(),
-                             [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; });
+    return *std::max_element(
+        hypotheses.begin(), hypotheses.end(),
+        [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; });
   }
 };
 
@@ -33,8 +35,8 @@ double gnmt_length_penalty(int64_t length, double alpha) {
   return std::pow((5.0 + static_cast<double>(length)) / 6.0, alpha);
 }
 
-std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64_t>& max_lens, int64_t bos,
-                                    int64_t eos, const BeamOptions& options) {
+std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64_t>& max_lens,
+                                    int64_t bos, int64_t eos, const BeamOptions& options) {
   if (options.beam < 1) throw std::invalid_argument("beam search needs beam >= 1");
   for (int64_t limit : max_lens)
     if (limit < 1) throw std::invalid_argument("beam search needs length limits >= 1");
@@ -76,15 +78,18 @@ std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64
         const int64_t row = i * K + top[i][j] / V, token = top[i][j] % V;
         const double score = top_score[i][j];
         if (token == eos) {
-          if (score != kNone) done.add(rows_of[row], token, /*ended=*/true, score, options.length_penalty);
+          if (score != kNone)
+            done.add(rows_of[row], token, /*ended=*/true, score, options.length_penalty);
           continue;
         }
-        if (last_step && score != kNone) done.add(rows_of[row], token, /*ended=*/false, score, options.length_penalty);
+        if (last_step && score != kNone)
+          done.add(rows_of[row], token, /*ended=*/false, score, options.length_penalty);
         rows.push_back(row);
         tokens.push_back(token);
         kept.push_back(static_cast<float>(score));
       }
-      if (last_step || static_cast<int64_t>(done.hypotheses.size()) >= K) continue;  // sentence done
+      if (last_step || static_cast<int64_t>(done.hypotheses.size()) >= K)
+        continue;  // sentence done
       next_active.push_back(active[i]);
       next_rows.insert(next_rows.end(), rows.begin(), rows.end());
       next_tokens.insert(next_tokens.end(), tokens.begin(), tokens.end());
@@ -96,8 +101,10 @@ std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64
     const auto rows = torch::tensor(next_rows, torch::kLong).to(device);
     state.select_rows(rows);
     prefixes = torch::cat({prefixes.index_select(0, rows),
-                           torch::tensor(next_tokens, torch::kLong).to(device).unsqueeze(1)}, 1);
-    scores = torch::tensor(next_scores, torch::kFloat).view({static_cast<int64_t>(active.size()), K});
+                           torch::tensor(next_tokens, torch::kLong).to(device).unsqueeze(1)},
+                          1);
+    scores =
+        torch::tensor(next_scores, torch::kFloat).view({static_cast<int64_t>(active.size()), K});
   }
 
   std::vector<Hypothesis> best;

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "trainer/train/checkpoint.h"
-#include "trainer/train/state_dict.h"
+#include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/state_dict.h"
 
 namespace eval {
 
@@ -14,14 +14,15 @@ namespace fs = std::filesystem;
 std::vector<std::string> select_checkpoints(const std::string& run_dir, const std::string& which,
                                             int64_t average_last) {
   if (average_last < 1) throw std::invalid_argument("--average-last must be at least 1");
-  const train::Checkpoints checkpoints(run_dir);
+  const checkpoint::Checkpoints checkpoints(run_dir);
   const std::string last = fs::weakly_canonical(checkpoints.resolve(which)).string();
   std::vector<std::string> chosen = {last};
   if (average_last > 1) {
     const std::vector<std::string> all = checkpoints.list();
     const auto end = std::find(all.begin(), all.end(), last);
     if (end == all.end())
-      throw std::runtime_error("--average-last: " + last + " is not a checkpoint of " + checkpoints.dir());
+      throw std::runtime_error("--average-last: " + last + " is not a checkpoint of " +
+                               checkpoints.dir());
     const int64_t available = end - all.begin() + 1;
     if (available < average_last)
       throw std::runtime_error("--average-last " + std::to_string(average_last) + ": only " +
@@ -31,7 +32,8 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir, const st
   }
   for (const auto& dir : chosen) {
     std::string why;
-    if (!train::verify_checkpoint(dir, &why)) throw std::runtime_error("checkpoint fails verification: " + why);
+    if (!checkpoint::verify_checkpoint(dir, &why))
+      throw std::runtime_error("checkpoint fails verification: " + why);
   }
   return chosen;
 }
@@ -44,12 +46,14 @@ void load_averaged(torch::nn::Module& model, const std::vector<std::string>& che
 
   std::vector<torch::Tensor> sum(state.size());  // float64 sums of the floating-point tensors
   for (const auto& dir : checkpoints) {
-    train::load_state_dict(model, dir + "/model.pt");
+    checkpoint::load_state_dict(model, dir + "/model.pt");
     if (checkpoints.size() == 1) return;
     for (size_t i = 0; i < state.size(); ++i) {
       if (!state[i].is_floating_point()) continue;  // integer buffers: kept from the last file
-      if (sum[i].defined()) sum[i].add_(state[i]);
-      else sum[i] = state[i].to(torch::kDouble, /*non_blocking=*/false, /*copy=*/true);
+      if (sum[i].defined())
+        sum[i].add_(state[i]);
+      else
+        sum[i] = state[i].to(torch::kDouble, /*non_blocking=*/false, /*copy=*/true);
     }
   }
   for (size_t i = 0; i < state.size(); ++i)

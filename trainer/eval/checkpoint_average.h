@@ -23,7 +23,7 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir, const st
 
 // Loads the model weights of `checkpoints` into `model`: the one as is, or
 // their mean (accumulated in float64). Names and shapes are checked for
-// every file (train/state_dict.h).
+// every file (checkpoint/state_dict.h).
 void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints);
 
 }  // namespace eval

@@ -7,15 +7,18 @@
 
 namespace eval {
 
-std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model, const torch::Tensor& src,
+std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model,
+                                               const torch::Tensor& src,
                                                const data::SpecialIds& special,
                                                const DecodeOptions& options) {
-  // Each sentence: at most its source length + max_extra_len tokens, never past the positional encoding.
+  // Each sentence: at most its source length + max_extra_len tokens, never past the positional
+  // encoding.
   const auto src_lengths = src.ne(special.pad).sum(1).cpu();  // [B], eos included
   std::vector<int64_t> max_lens;
   for (int64_t b = 0; b < src.size(0); ++b)
-    max_lens.push_back(std::max<int64_t>(1, std::min(src_lengths[b].item<int64_t>() - 1 + options.max_extra_len,
-                                                     model->config().max_positions - 1)));
+    max_lens.push_back(
+        std::max<int64_t>(1, std::min(src_lengths[b].item<int64_t>() - 1 + options.max_extra_len,
+                                      model->config().max_positions - 1)));
   if (options.beam == 1) {
     TransformerDecoderState state(model, src);
     return greedy_decode(state, max_lens, special.bos, special.eos);
@@ -25,7 +28,8 @@ std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model, con
   beam.beam = options.beam;
   beam.length_penalty = options.length_penalty;
   std::vector<std::vector<int32_t>> out;
-  for (auto& h : beam_search(state, max_lens, special.bos, special.eos, beam)) out.push_back(std::move(h.tokens));
+  for (auto& h : beam_search(state, max_lens, special.bos, special.eos, beam))
+    out.push_back(std::move(h.tokens));
   return out;
 }
 

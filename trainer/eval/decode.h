@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <nlohmann/json.hpp>
 
 #include "data_pipeline/special_ids.h"
 #include "trainer/model/transformer.h"
@@ -21,11 +21,13 @@ struct DecodeOptions {
 };
 
 // src [B, S] int64 (eos, padding) -> B hypotheses: token ids without bos/eos, in row order.
-std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model, const torch::Tensor& src,
+std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model,
+                                               const torch::Tensor& src,
                                                const data::SpecialIds& special,
                                                const DecodeOptions& options);
 
-// {"method": "greedy"} or {"method": "beam", "beam": 4, "length_penalty": 0.6}, and the length limit.
+// {"method": "greedy"} or {"method": "beam", "beam": 4, "length_penalty": 0.6}, and the length
+// limit.
 nlohmann::json describe(const DecodeOptions& options);
 
 }  // namespace eval

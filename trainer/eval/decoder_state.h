@@ -19,6 +19,7 @@ class DecoderState {
   // Calls come in order: t = 1, 2, ... (rows kept by select_rows in between).
   virtual torch::Tensor next_log_probs(const torch::Tensor& prefixes) = 0;
   // Keep rows `rows` [N'] int64 (indices into the current N rows, repeats allowed).
+  // Prefixes and rows may live on the CPU: the state moves them to its device.
   virtual void select_rows(const torch::Tensor& rows) = 0;
 };
 
@@ -26,7 +27,8 @@ class TransformerDecoderState : public DecoderState {
  public:
   // src [B, S] int64 (eos, padding); each row becomes `copies` consecutive
   // decoder rows (beam search: one per beam) -> N = B × copies.
-  TransformerDecoderState(model::EncoderDecoder& model, const torch::Tensor& src, int64_t copies = 1);
+  TransformerDecoderState(model::EncoderDecoder& model, const torch::Tensor& src,
+                          int64_t copies = 1);
 
   torch::Tensor next_log_probs(const torch::Tensor& prefixes) override;
   void select_rows(const torch::Tensor& rows) override;

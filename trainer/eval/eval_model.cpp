@@ -3,8 +3,9 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/train_state.h"
 #include "trainer/eval/checkpoint_average.h"
-#include "trainer/train/checkpoint.h"
 
 namespace eval {
 
@@ -15,36 +16,43 @@ std::string dataset_dir(const std::string& run_dir, const std::string& data_dir)
 }
 
 EvalModel load_eval_model(const std::string& run_dir, const std::string& data_dir,
-                          const std::vector<std::string>& checkpoints) {
+                          const std::vector<std::string>& checkpoints,
+                          const torch::Device& device) {
   EvalModel m;
   m.cfg = config::read_run_config(run_dir + "/config.toml");
   m.data_dir = data_dir.empty() ? m.cfg.data.dir : data_dir;
   m.manifest = data::read_manifest(m.data_dir);
   m.tgt_tokenizer = data::load_tokenizer(m.manifest.tokenizer_kind,
                                          fs::path(m.data_dir) / m.manifest.tgt_tokenizer_file);
-  if (m.classification()) m.labels = data::LabelSet::load(fs::path(m.data_dir) / m.manifest.labels_file);
-  m.objective = train::make_objective(m.cfg, m.manifest);
+  if (m.classification())
+    m.labels = data::LabelSet::load(fs::path(m.data_dir) / m.manifest.labels_file);
+  m.model = model::make_model(m.cfg, m.manifest);
   try {
-    load_averaged(m.objective->model(), checkpoints);
+    load_averaged(m.model.module(), checkpoints);
   } catch (const std::exception& e) {
     throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
                              m.data_dir + "?)");
   }
-  m.objective->model().eval();
+  m.model.module().to(device);
+  m.model.module().eval();
+  m.objective = train::make_objective(m.model, m.manifest, m.cfg.optim.label_smoothing);
+  m.device = device;
   m.checkpoints = checkpoints;
-  m.step = train::read_checkpoint_state(checkpoints.back()).at("step").get<int64_t>();
+  m.step =
+      checkpoint::CheckpointState::from_json(checkpoint::read_checkpoint_state(checkpoints.back()))
+          .train.step;
   return m;
 }
 
 model::EncoderDecoder& EvalModel::encoder_decoder() {
-  auto* seq2seq = dynamic_cast<train::Seq2SeqObjective*>(objective.get());
-  if (seq2seq == nullptr) throw std::invalid_argument("dataset " + data_dir + " is a classification task: nothing to decode");
-  return seq2seq->encoder_decoder();
+  if (!model.encoder_decoder)
+    throw std::invalid_argument("dataset " + data_dir +
+                                " is a classification task: nothing to decode");
+  return model.encoder_decoder;
 }
 
 std::vector<int64_t> EvalModel::classify(const torch::Tensor& src) {
-  auto& classifier = dynamic_cast<train::ClassificationObjective&>(*objective).classifier();
-  const auto best = classifier->forward(src).argmax(-1).cpu();  // [B]
+  const auto best = model.classifier->forward(src).argmax(-1).cpu();  // [B]
   return std::vector<int64_t>(best.data_ptr<int64_t>(), best.data_ptr<int64_t>() + best.numel());
 }
 

@@ -1,7 +1,7 @@
 // A training run's model, ready for inference: the run's saved config, the
-// dataset's manifest and target tokenizer, the task's model and loss
-// (train/objective.h) with weights from one checkpoint or the mean of several
-// (checkpoint_average.h), in eval mode.
+// dataset's manifest and target tokenizer, the task's model (model/make_model.h)
+// with weights from one checkpoint or the mean of several (checkpoint_average.h),
+// in eval mode, and its loss (train/objective.h) for loss and perplexity.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,6 +12,7 @@
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/tokenizer.h"
 #include "trainer/config/run_config.h"
+#include "trainer/model/make_model.h"
 #include "trainer/train/objective.h"
 
 namespace eval {
@@ -22,9 +23,11 @@ struct EvalModel {
   data::Manifest manifest;
   std::unique_ptr<data::Tokenizer> tgt_tokenizer;
   data::LabelSet labels;  // classification: the class names
+  model::TaskModel model;
   std::unique_ptr<train::Objective> objective;
   std::vector<std::string> checkpoints;  // the weights' sources, oldest first
   int64_t step = 0;                      // training step of the newest
+  torch::Device device = torch::kCPU;    // where the model computes
 
   bool classification() const { return manifest.task == "classification"; }
   // The seq2seq model, for decoding; throws for a classification run.
@@ -39,6 +42,7 @@ std::string dataset_dir(const std::string& run_dir, const std::string& data_dir)
 // data_dir empty: the run's data.dir. A checkpoint whose tensors do not fit
 // the dataset's vocabulary is an error naming the tensor, the file and the dataset.
 EvalModel load_eval_model(const std::string& run_dir, const std::string& data_dir,
-                          const std::vector<std::string>& checkpoints);
+                          const std::vector<std::string>& checkpoints,
+                          const torch::Device& device = torch::kCPU);
 
 }  // namespace eval

@@ -9,24 +9,24 @@
 //
 // Exit status: 0 done, 1 error (the message names the file or option), 2 bad usage.
 #include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "data_pipeline/dataset.h"
 #include "launch/logging.h"
 #include "launch/process.h"
-#include "trainer/dist/mpi_communicator.h"
+#include "launch/ranks.h"
+#include "trainer/checkpoint/state_dict.h"
 #include "trainer/eval/checkpoint_average.h"
 #include "trainer/eval/evaluation.h"
 #include "trainer/eval/translate.h"
 #include "trainer/eval/watch.h"
+#include "trainer/runtime/device.h"
 #include "trainer/runtime/runtime.h"
-#include "trainer/train/state_dict.h"
 
 namespace {
 
@@ -38,8 +38,15 @@ struct Cli {
   bool watch = false;
   double poll_s = 30;
   int threads = 0;
+  std::string device = "auto";
   eval::EvalOptions eval;
 };
+
+// cuda:<local rank> (or the rank's one bound GPU) when there is one, as for training.
+torch::Device eval_device(const Cli& cli, const launch::ProcessInfo& info,
+                          const launch::Ranks& ranks) {
+  return runtime::agree_on_device(info, cli.device, "mpi", /*deterministic=*/false, ranks).device;
+}
 
 // <run>/eval/<split>-step_N[-avgK][-beamB]
 std::string default_out_dir(const Cli& cli, const std::vector<std::string>& checkpoints) {
@@ -55,8 +62,15 @@ bool interactive(int fd) {
   return fstat(fd, &s) != 0 || !S_ISREG(s.st_mode);
 }
 
+// The trainer writes config.toml first: without it, `dir` is no run.
+void require_run_dir(const std::string& dir) {
+  if (!fs::exists(fs::path(dir) / "config.toml"))
+    throw std::runtime_error(dir + ": no config.toml: not a run directory");
+}
+
 int run(const Cli& cli, const launch::ProcessInfo& info) {
-  dist::MpiCommunicator comm;
+  require_run_dir(cli.run_dir);
+  const launch::Ranks ranks;
   if (cli.translate.empty())  // a missing split is named before any checkpoint is looked for
     data::Dataset(eval::dataset_dir(cli.run_dir, cli.data_dir), cli.eval.split);
   if (cli.watch) {
@@ -64,17 +78,20 @@ int run(const Cli& cli, const launch::ProcessInfo& info) {
     watch.run_dir = cli.run_dir;
     watch.data_dir = cli.data_dir;
     watch.poll_s = cli.poll_s;
-    eval::watch_run(watch, cli.eval, comm);
+    watch.device = eval_device(cli, info, ranks);
+    eval::watch_run(watch, cli.eval, ranks);
     return 0;
   }
   const auto checkpoints = eval::select_checkpoints(cli.run_dir, cli.checkpoint, cli.average_last);
-  eval::EvalModel m = eval::load_eval_model(cli.run_dir, cli.data_dir, checkpoints);
+  eval::EvalModel m =
+      eval::load_eval_model(cli.run_dir, cli.data_dir, checkpoints, eval_device(cli, info, ranks));
   if (!cli.save_weights.empty() && info.rank == 0) {
-    train::save_state_dict(m.objective->model(), cli.save_weights);
-    spdlog::info("weights of {} checkpoint(s) saved to {}", checkpoints.size(), cli.save_weights);
+    checkpoint::save_state_dict(m.model.module(), cli.save_weights);
+    logging::info("weights of {} checkpoint(s) saved to {}", checkpoints.size(), cli.save_weights);
   }
   if (!cli.translate.empty()) {
-    if (info.world_size > 1) throw std::invalid_argument("--translate runs on one rank (no mpirun -np N)");
+    if (info.world_size > 1)
+      throw std::invalid_argument("--translate runs on one rank (no mpirun -np N)");
     eval::TranslateOptions options;
     options.decode = cli.eval.decode;
     options.batch_tokens = cli.eval.batch_tokens;
@@ -84,16 +101,18 @@ int run(const Cli& cli, const launch::ProcessInfo& info) {
       if (!file) throw std::runtime_error("cannot read --translate file " + cli.translate);
     }
     options.line_by_line = cli.translate == "-" && interactive(STDIN_FILENO);
-    const int64_t lines = eval::translate_stream(m, cli.translate == "-" ? std::cin : file, std::cout, options);
+    const int64_t lines =
+        eval::translate_stream(m, cli.translate == "-" ? std::cin : file, std::cout, options);
     if (lines == 0)
-      throw std::runtime_error("--translate: " + (cli.translate == "-" ? std::string("stdin") : cli.translate) +
-                               " is empty (no lines)");
-    spdlog::info("translated {} lines", lines);
+      throw std::runtime_error(
+          "--translate: " + (cli.translate == "-" ? std::string("stdin") : cli.translate) +
+          " is empty (no lines)");
+    logging::info("translated {} lines", lines);
     return 0;
   }
   eval::EvalOptions options = cli.eval;
   if (options.out_dir.empty()) options.out_dir = default_out_dir(cli, checkpoints);
-  const nlohmann::json results = eval::evaluate_split(m, options, comm);
+  const nlohmann::json results = eval::evaluate_split(m, options, ranks);
   if (info.rank == 0) std::cout << results.dump(2) << std::endl;
   return 0;
 }
@@ -102,31 +121,60 @@ int run(const Cli& cli, const launch::ProcessInfo& info) {
 
 int main(int argc, char** argv) {
   launch::Process& process = launch::Process::init(argc, argv);
-  launch::setup_logging(process.info());
+  logging::setup(process.info());
 
-  CLI::App app{"Evaluate a training run: loss/perplexity, greedy or beam decoding, BLEU, chrF, "
-               "exact match; watch a run; translate text"};
+  CLI::App app{
+      "Evaluate a training run: loss/perplexity, greedy or beam decoding, BLEU, chrF, "
+      "exact match; watch a run; translate text"};
   Cli cli;
-  app.add_option("--run", cli.run_dir, "run directory (runs/<name>)")->required()->check(CLI::ExistingDirectory);
+  app.add_option("--run", cli.run_dir, "run directory (runs/<name>)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
   app.add_option("--split", cli.eval.split, "dataset split to score")->capture_default_str();
-  app.add_option("--checkpoint", cli.checkpoint, "latest, best or a checkpoint directory")->capture_default_str();
-  app.add_option("--average-last", cli.average_last, "average the weights of the last N checkpoints up to --checkpoint")
-      ->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--save-weights", cli.save_weights, "also write the (averaged) weights to this model.pt file");
-  app.add_option("--data", cli.data_dir, "dataset directory (default: the run's data.dir)");
-  app.add_option("--out", cli.eval.out_dir, "output directory (default: <run>/eval/<split>-<checkpoint>...)");
-  app.add_option("--beam", cli.eval.decode.beam, "beam size (1 = greedy)")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--length-penalty", cli.eval.decode.length_penalty, "GNMT length penalty alpha for beam search")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
-  app.add_option("--max-extra-len", cli.eval.decode.max_extra_len, "decode at most source length + this")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
-  app.add_option("--bleu-tokenize", cli.eval.bleu_tokenize, "sacreBLEU tokenizer: auto (char for char datasets, else 13a), 13a, char, zh, none")
+  app.add_option("--checkpoint", cli.checkpoint, "latest, best or a checkpoint directory")
       ->capture_default_str();
-  app.add_option("--batch-tokens", cli.eval.batch_tokens, "tokens per batch")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_flag("--watch", cli.watch, "score every checkpoint as it appears until the run is finished");
-  app.add_option("--poll-s", cli.poll_s, "--watch: seconds between looks for new checkpoints")->capture_default_str();
-  app.add_option("--translate", cli.translate, "translate (or classify) this file's lines (- for stdin) to stdout");
-  app.add_option("--threads", cli.threads, "torch threads (0 = the cores of this rank)")->capture_default_str();
+  app.add_option("--average-last", cli.average_last,
+                 "average the weights of the last N checkpoints up to --checkpoint")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--save-weights", cli.save_weights,
+                 "also write the (averaged) weights to this model.pt file");
+  app.add_option("--data", cli.data_dir, "dataset directory (default: the run's data.dir)");
+  app.add_option("--out", cli.eval.out_dir,
+                 "output directory (default: <run>/eval/<split>-<checkpoint>...)");
+  app.add_option("--beam", cli.eval.decode.beam, "beam size (1 = greedy)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--length-penalty", cli.eval.decode.length_penalty,
+                 "GNMT length penalty alpha for beam search")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-extra-len", cli.eval.decode.max_extra_len,
+                 "decode at most source length + this")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option(
+         "--bleu-tokenize", cli.eval.bleu_tokenize,
+         "sacreBLEU tokenizer: auto (char for char datasets, else 13a), 13a, char, zh, none")
+      ->capture_default_str();
+  app.add_option("--batch-tokens", cli.eval.batch_tokens, "tokens per batch")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--progress-s", cli.eval.progress_s,
+                 "seconds between progress lines (done, rate, ETA)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--watch", cli.watch,
+               "score every checkpoint as it appears until the run is finished");
+  app.add_option("--poll-s", cli.poll_s, "--watch: seconds between looks for new checkpoints")
+      ->capture_default_str();
+  app.add_option("--translate", cli.translate,
+                 "translate (or classify) this file's lines (- for stdin) to stdout");
+  app.add_option("--device", cli.device, "auto (a GPU when there is one for the rank), cpu or cuda")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  app.add_option("--threads", cli.threads, "torch threads (0 = the cores of this rank)")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -138,8 +186,9 @@ int main(int argc, char** argv) {
   try {
     return run(cli, process.info());
   } catch (const std::exception& e) {
-    if (process.info().world_size > 1) process.abort(e.what(), 1);  // no rank left waiting in a collective
-    spdlog::error("{}", e.what());
+    if (process.info().world_size > 1)
+      process.abort(e.what(), 1);  // no rank left waiting in a collective
+    logging::error("{}", e.what());
     return 1;
   }
 }

@@ -1,7 +1,5 @@
 #include "trainer/eval/evaluation.h"
 
-#include <spdlog/spdlog.h>
-
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -11,8 +9,10 @@
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/loader/collate.h"
-#include "trainer/dist/gather_text.h"
+#include "launch/logging.h"
+#include "launch/ranks.h"
 #include "trainer/eval/metrics/classification_metrics.h"
+#include "trainer/eval/progress.h"
 #include "trainer/eval/references.h"
 #include "trainer/eval/text_metrics.h"
 
@@ -31,23 +31,33 @@ std::vector<json> predict(EvalModel& m, const data::Batch& batch, const DecodeOp
     for (int64_t label : m.classify(batch.src)) out.emplace_back(label);
     return out;
   }
-  for (auto& ids : decode_batch(m.encoder_decoder(), batch.src, m.manifest.special, decode)) out.emplace_back(ids);
+  for (auto& ids : decode_batch(m.encoder_decoder(), batch.src, m.manifest.special, decode))
+    out.emplace_back(ids);
   return out;
 }
 
 // This rank's share: {"batches": [[i, smoothed, nll, count], ...],
 //                     "outputs": [[example index, prediction], ...]}
-json score_batches(EvalModel& m, const data::Dataset& dataset, const std::vector<data::GlobalBatch>& batches,
-                   const EvalOptions& options, int rank, int world) {
+json score_batches(EvalModel& m, const data::Dataset& dataset,
+                   const std::vector<data::GlobalBatch>& batches, const EvalOptions& options,
+                   int rank, int world) {
   json mine = {{"batches", json::array()}, {"outputs", json::array()}};
+  int64_t share = 0;  // examples in this rank's batches
+  for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(world))
+    share += static_cast<int64_t>(batches[i].size());
+  Progress progress("evaluating " + options.split + (world > 1 ? " (rank 0's share)" : ""), share,
+                    m.classification() ? "examples" : "sentences", options.progress_s, rank == 0);
   for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(world)) {
     std::vector<data::Example> examples;
     for (int64_t index : batches[i]) examples.push_back(dataset.get(index));
-    const data::Batch batch = data::collate(examples, m.manifest.special);
+    const data::Batch batch = data::collate(examples, m.manifest.special).to(m.device);
     const train::LossSums sums = m.objective->loss(batch);
-    mine["batches"].push_back({i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens});
+    mine["batches"].push_back(
+        {i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens});
     const auto predictions = predict(m, batch, options.decode);
-    for (size_t b = 0; b < predictions.size(); ++b) mine["outputs"].push_back({batches[i][b], predictions[b]});
+    for (size_t b = 0; b < predictions.size(); ++b)
+      mine["outputs"].push_back({batches[i][b], predictions[b]});
+    progress.advance(static_cast<int64_t>(predictions.size()));
   }
   return mine;
 }
@@ -63,14 +73,15 @@ json seq2seq_report(EvalModel& m, const data::Dataset& dataset, const std::vecto
   }
   const References refs = read_references(m, dataset, options.split);
   json report = {{"exact_match", static_cast<double>(exact) / static_cast<double>(dataset.size())},
-                 {"decode", describe(options.decode)}, {"references", refs.source}};
+                 {"decode", describe(options.decode)},
+                 {"references", refs.source}};
   report.update(text_metrics(lines, refs.lines, options.bleu_tokenize, m.manifest.tokenizer_kind));
   return report;
 }
 
 // Classification: accuracy and macro-F1; the predicted label names, in input order.
-json classification_report(const EvalModel& m, const data::Dataset& dataset, const std::vector<json>& outputs,
-                           std::vector<std::string>& lines) {
+json classification_report(const EvalModel& m, const data::Dataset& dataset,
+                           const std::vector<json>& outputs, std::vector<std::string>& lines) {
   std::vector<int64_t> references, predictions;
   for (int64_t i = 0; i < dataset.size(); ++i) {
     references.push_back(dataset.get(i).label);
@@ -83,20 +94,21 @@ json classification_report(const EvalModel& m, const data::Dataset& dataset, con
 
 }  // namespace
 
-json evaluate_split(EvalModel& m, const EvalOptions& options, dist::Communicator& comm) {
+json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Ranks& ranks) {
   torch::NoGradGuard no_grad;
   const data::Dataset dataset(m.data_dir, options.split);
   if (dataset.size() == 0)
     throw std::runtime_error("split '" + options.split + "' of " + m.data_dir + " has no examples");
   const auto batches = data::length_sorted_batches(dataset.lengths(), options.batch_tokens);
-  spdlog::info("evaluating step {} on {} split '{}': {} examples in {} batches over {} ranks", m.step,
-               m.data_dir, options.split, dataset.size(), batches.size(), comm.world_size());
+  logging::info("evaluating step {} on {} split '{}': {} examples in {} batches over {} ranks",
+                m.step, m.data_dir, options.split, dataset.size(), batches.size(), ranks.size());
 
   const auto start = std::chrono::steady_clock::now();
-  const json mine = score_batches(m, dataset, batches, options, comm.rank(), comm.world_size());
-  const std::vector<std::string> gathered = dist::allgather_text(comm, mine.dump());
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (comm.rank() != 0) return nullptr;
+  const json mine = score_batches(m, dataset, batches, options, ranks.rank(), ranks.size());
+  const std::vector<std::string> gathered = ranks.gather(mine.dump());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (ranks.rank() != 0) return nullptr;
 
   // Sums in batch order, outputs in input order: the same for any number of ranks.
   std::vector<std::array<double, 3>> per_batch(batches.size());
@@ -111,13 +123,19 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, dist::Communicator
   for (const auto& [s, n, c] : per_batch) smoothed += s, nll += n, count += c;
 
   std::vector<std::string> lines;  // one output line per example
-  json results = {
-      {"task", m.manifest.task}, {"split", options.split}, {"checkpoints", m.checkpoints}, {"step", m.step},
-      {"dataset", m.data_dir}, {"num_examples", dataset.size()},
-      {m.classification() ? "examples" : "target_tokens", count},
-      {"loss", smoothed / count}, {"nll", nll / count}, {"ppl", std::exp(nll / count)},
-      {"ranks", comm.world_size()}, {"seconds", seconds},
-      {"sentences_per_s", static_cast<double>(dataset.size()) / seconds}};
+  json results = {{"task", m.manifest.task},
+                  {"split", options.split},
+                  {"checkpoints", m.checkpoints},
+                  {"step", m.step},
+                  {"dataset", m.data_dir},
+                  {"num_examples", dataset.size()},
+                  {m.classification() ? "examples" : "target_tokens", count},
+                  {"loss", smoothed / count},
+                  {"nll", nll / count},
+                  {"ppl", std::exp(nll / count)},
+                  {"ranks", ranks.size()},
+                  {"seconds", seconds},
+                  {"sentences_per_s", static_cast<double>(dataset.size()) / seconds}};
   results.update(m.classification() ? classification_report(m, dataset, outputs, lines)
                                     : seq2seq_report(m, dataset, outputs, options, lines));
 
@@ -127,7 +145,7 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, dist::Communicator
   std::ofstream out(out_dir / lines_file);
   for (const auto& line : lines) out << line << "\n";
   std::ofstream(out_dir / "results.json") << results.dump(2) << "\n";
-  spdlog::info("results in {}", (out_dir / "results.json").string());
+  logging::info("results in {}", (out_dir / "results.json").string());
   return results;
 }
 

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trainer/dist/communicator.h"
+#include "launch/ranks.h"
 #include "trainer/eval/decode.h"
 #include "trainer/eval/eval_model.h"
 
@@ -28,10 +28,12 @@ struct EvalOptions {
   std::string out_dir;          // where results go
   int64_t batch_tokens = 4096;  // per evaluation batch, padding included
   DecodeOptions decode;
-  std::string bleu_tokenize = "auto";  // sacreBLEU tokenizer; auto: char for char datasets, else 13a
+  std::string bleu_tokenize =
+      "auto";              // sacreBLEU tokenizer; auto: char for char datasets, else 13a
+  double progress_s = 10;  // rank 0 logs progress and ETA this often (progress.h)
 };
 
-// The results (rank 0; null elsewhere). Collective over `comm`.
-nlohmann::json evaluate_split(EvalModel& m, const EvalOptions& options, dist::Communicator& comm);
+// The results (rank 0; null elsewhere). Collective over `ranks`.
+nlohmann::json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Ranks& ranks);
 
 }  // namespace eval

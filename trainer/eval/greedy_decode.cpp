@@ -4,8 +4,9 @@
 
 namespace eval {
 
-std::vector<std::vector<int32_t>> greedy_decode(DecoderState& state, const std::vector<int64_t>& max_lens,
-                                                int64_t bos, int64_t eos) {
+std::vector<std::vector<int32_t>> greedy_decode(DecoderState& state,
+                                                const std::vector<int64_t>& max_lens, int64_t bos,
+                                                int64_t eos) {
   for (int64_t limit : max_lens)
     if (limit < 1) throw std::invalid_argument("greedy decoding needs length limits >= 1");
   torch::NoGradGuard no_grad;

@@ -11,7 +11,8 @@ namespace eval {
 
 // `state` holds one row per entry of max_lens (tokens generated at most,
 // eos included) -> token sequences without bos/eos, in row order.
-std::vector<std::vector<int32_t>> greedy_decode(DecoderState& state, const std::vector<int64_t>& max_lens,
-                                                int64_t bos, int64_t eos);
+std::vector<std::vector<int32_t>> greedy_decode(DecoderState& state,
+                                                const std::vector<int64_t>& max_lens, int64_t bos,
+                                                int64_t eos);
 
 }  // namespace eval

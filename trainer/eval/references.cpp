@@ -1,11 +1,10 @@
 #include "trainer/eval/references.h"
 
-#include <spdlog/spdlog.h>
-
 #include <filesystem>
 #include <fstream>
 
 #include "data_pipeline/sha256.h"
+#include "launch/logging.h"
 
 namespace eval {
 
@@ -17,12 +16,15 @@ std::string original_target_file(const data::Manifest& manifest, const std::stri
   if (sources.size() < 2) return "";
   const data::SourceFile& tgt = sources[1];
   if (!std::filesystem::is_regular_file(tgt.path)) {
-    spdlog::warn("reference file {} is gone; scoring against the dataset's decoded targets", tgt.path);
+    logging::warn("reference file {} is gone; scoring against the dataset's decoded targets",
+                  tgt.path);
     return "";
   }
   if (data::sha256_file(tgt.path) != tgt.sha256) {
-    spdlog::warn("reference file {} changed since prepare_data; scoring against the dataset's decoded targets",
-                 tgt.path);
+    logging::warn(
+        "reference file {} changed since prepare_data; scoring against the dataset's decoded "
+        "targets",
+        tgt.path);
     return "";
   }
   return tgt.path;
@@ -30,12 +32,14 @@ std::string original_target_file(const data::Manifest& manifest, const std::stri
 
 }  // namespace
 
-References read_references(const EvalModel& m, const data::Dataset& dataset, const std::string& split) {
+References read_references(const EvalModel& m, const data::Dataset& dataset,
+                           const std::string& split) {
   References refs;
   const std::string file = original_target_file(m.manifest, split);
   if (file.empty()) {
     refs.source = "decoded from the dataset";
-    for (int64_t i = 0; i < dataset.size(); ++i) refs.lines.push_back(m.tgt_tokenizer->decode(dataset.get(i).tgt));
+    for (int64_t i = 0; i < dataset.size(); ++i)
+      refs.lines.push_back(m.tgt_tokenizer->decode(dataset.get(i).tgt));
     return refs;
   }
   std::vector<std::string> lines;
@@ -44,8 +48,9 @@ References read_references(const EvalModel& m, const data::Dataset& dataset, con
   for (int64_t i = 0; i < dataset.size(); ++i) {
     const int64_t id = dataset.get(i).id;
     if (id < 0 || id >= static_cast<int64_t>(lines.size()))
-      throw std::runtime_error(file + " has " + std::to_string(lines.size()) + " lines; example id " +
-                               std::to_string(id) + " of split '" + split + "' is beyond it");
+      throw std::runtime_error(file + " has " + std::to_string(lines.size()) +
+                               " lines; example id " + std::to_string(id) + " of split '" + split +
+                               "' is beyond it");
     refs.lines.push_back(lines[id]);
   }
   refs.source = file;

@@ -20,6 +20,7 @@ struct References {
   std::string source;              // the text file, or "decoded from the dataset"
 };
 
-References read_references(const EvalModel& m, const data::Dataset& dataset, const std::string& split);
+References read_references(const EvalModel& m, const data::Dataset& dataset,
+                           const std::string& split);
 
 }  // namespace eval

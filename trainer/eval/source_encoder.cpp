@@ -20,7 +20,9 @@ namespace {
 // The tokenize program: built next to this one (build/bin/).
 std::string tokenize_program() {
   const fs::path program = fs::read_symlink("/proc/self/exe").parent_path() / "tokenize";
-  if (!fs::exists(program)) throw std::runtime_error("cannot find " + program.string() + " (build it: it encodes SentencePiece text)");
+  if (!fs::exists(program))
+    throw std::runtime_error("cannot find " + program.string() +
+                             " (build it: it encodes SentencePiece text)");
   return program.string();
 }
 
@@ -28,11 +30,12 @@ std::string tokenize_program() {
 
 SourceEncoder::SourceEncoder(const std::string& data_dir, const data::Manifest& manifest) {
   if (manifest.tokenizer_kind != "spm") {
-    tokenizer_ = data::load_tokenizer(manifest.tokenizer_kind, fs::path(data_dir) / manifest.src_tokenizer_file);
+    tokenizer_ = data::load_tokenizer(manifest.tokenizer_kind,
+                                      fs::path(data_dir) / manifest.src_tokenizer_file);
     return;
   }
   std::signal(SIGPIPE, SIG_IGN);  // a child that died shows as a read error, not a killed job
-  int in[2], out[2];  // parent -> child stdin, child stdout -> parent
+  int in[2], out[2];              // parent -> child stdin, child stdout -> parent
   if (pipe(in) != 0 || pipe(out) != 0) throw std::runtime_error("cannot create pipes for tokenize");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -62,12 +65,14 @@ SourceEncoder::~SourceEncoder() {
 
 std::vector<int32_t> SourceEncoder::encode(const std::string& line) {
   if (tokenizer_) return tokenizer_->encode(line);
-  if (line.find('\n') != std::string::npos) throw std::invalid_argument("a source line contains a newline");
+  if (line.find('\n') != std::string::npos)
+    throw std::invalid_argument("a source line contains a newline");
   fputs((line + "\n").c_str(), to_child_);
   fflush(to_child_);
   std::string answer;
   for (int c; (c = fgetc(from_child_)) != EOF && c != '\n';) answer.push_back(static_cast<char>(c));
-  if (ferror(from_child_) || feof(from_child_)) throw std::runtime_error("the tokenize process ended unexpectedly");
+  if (ferror(from_child_) || feof(from_child_))
+    throw std::runtime_error("the tokenize process ended unexpectedly");
   std::vector<int32_t> ids;
   std::istringstream words(answer);
   for (int32_t id; words >> id;) ids.push_back(id);

@@ -1,12 +1,11 @@
 #include "trainer/eval/translate.h"
 
-#include <spdlog/spdlog.h>
-
 #include <string>
 #include <vector>
 
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/loader/collate.h"
+#include "launch/logging.h"
 #include "trainer/eval/source_encoder.h"
 
 namespace eval {
@@ -27,13 +26,15 @@ std::vector<std::string> translate_chunk(EvalModel& m, const std::vector<data::E
   for (const auto& indices : data::length_sorted_batches(lengths, options.batch_tokens)) {
     std::vector<data::Example> examples;
     for (int64_t i : indices) examples.push_back(sources[i]);
-    const data::Batch batch = data::collate(examples, m.manifest.special);
+    const data::Batch batch = data::collate(examples, m.manifest.special).to(m.device);
     if (m.classification()) {
       const auto labels = m.classify(batch.src);
-      for (size_t b = 0; b < indices.size(); ++b) out[indices[b]] = m.labels.name(static_cast<int32_t>(labels[b]));
+      for (size_t b = 0; b < indices.size(); ++b)
+        out[indices[b]] = m.labels.name(static_cast<int32_t>(labels[b]));
       continue;
     }
-    const auto hyps = decode_batch(m.encoder_decoder(), batch.src, m.manifest.special, options.decode);
+    const auto hyps =
+        decode_batch(m.encoder_decoder(), batch.src, m.manifest.special, options.decode);
     for (size_t b = 0; b < indices.size(); ++b) out[indices[b]] = m.tgt_tokenizer->decode(hyps[b]);
   }
   return out;
@@ -41,7 +42,8 @@ std::vector<std::string> translate_chunk(EvalModel& m, const std::vector<data::E
 
 }  // namespace
 
-int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out, const TranslateOptions& options) {
+int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out,
+                         const TranslateOptions& options) {
   torch::NoGradGuard no_grad;
   SourceEncoder encoder(m.data_dir, m.manifest);
   // The source and its eos must fit the positional encoding.
@@ -57,8 +59,8 @@ int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out, cons
       e.id = count + static_cast<int64_t>(sources.size());
       e.src = encoder.encode(line);
       if (e.src.size() > max_src) {
-        spdlog::warn("line {}: {} source tokens, cut to model.max_positions - 1 = {}", e.id + 1,
-                     e.src.size(), max_src);
+        logging::warn("line {}: {} source tokens, cut to model.max_positions - 1 = {}", e.id + 1,
+                      e.src.size(), max_src);
         e.src.resize(max_src);
       }
       sources.push_back(std::move(e));

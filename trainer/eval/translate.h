@@ -23,6 +23,7 @@ struct TranslateOptions {
 };
 
 // Returns the number of lines translated.
-int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out, const TranslateOptions& options);
+int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out,
+                         const TranslateOptions& options);
 
 }  // namespace eval

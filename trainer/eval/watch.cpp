@@ -1,16 +1,15 @@
 #include "trainer/eval/watch.h"
 
-#include <spdlog/spdlog.h>
-
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
 #include <thread>
 
-#include "trainer/dist/gather_text.h"
+#include "launch/logging.h"
+#include "launch/ranks.h"
+#include "trainer/checkpoint/checkpoint.h"
 #include "trainer/eval/checkpoint_average.h"
-#include "trainer/train/checkpoint.h"
 #include "trainer/train/finished_marker.h"
 
 namespace eval {
@@ -19,7 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kHeader[] = "step\tloss\tppl\tbleu\tchrf\texact_match\taccuracy\tseconds\tcheckpoint";
+constexpr char kHeader[] =
+    "step\tloss\tppl\tbleu\tchrf\texact_match\taccuracy\tseconds\tcheckpoint";
 
 // Checkpoint directories already in the table (its last column).
 std::set<std::string> scored(const fs::path& table) {
@@ -34,14 +34,12 @@ void append_row(const fs::path& table, const nlohmann::json& r) {
   const bool fresh = !fs::exists(table);
   std::ofstream out(table, std::ios::app);
   if (fresh) out << kHeader << "\n";
-  auto value = [&](const char* key) {
-    return r.contains(key) ? r[key].dump() : std::string("-");
-  };
+  auto value = [&](const char* key) { return r.contains(key) ? r[key].dump() : std::string("-"); };
   const std::string bleu = r.contains("bleu") ? r["bleu"]["score"].dump() : "-";
   const std::string chrf = r.contains("chrf") ? r["chrf"]["score"].dump() : "-";
   out << r["step"] << "\t" << value("loss") << "\t" << value("ppl") << "\t" << bleu << "\t" << chrf
-      << "\t" << value("exact_match") << "\t" << value("accuracy") << "\t" << value("seconds") << "\t"
-      << r["checkpoints"][0].get<std::string>() << "\n";
+      << "\t" << value("exact_match") << "\t" << value("accuracy") << "\t" << value("seconds")
+      << "\t" << r["checkpoints"][0].get<std::string>() << "\n";
   if (!out.flush()) throw std::runtime_error("cannot append to " + table.string());
 }
 
@@ -49,21 +47,21 @@ void append_row(const fs::path& table, const nlohmann::json& r) {
 std::string next_action(const std::string& run_dir, const fs::path& table) {
   const bool finished = train::is_finished(run_dir);  // read before listing: no checkpoint missed
   const std::set<std::string> done = scored(table);
-  for (const auto& dir : train::Checkpoints(run_dir).list())
+  for (const auto& dir : checkpoint::Checkpoints(run_dir).list())
     if (!done.count(dir)) return dir;
   return finished ? "finished" : "";
 }
 
 }  // namespace
 
-void watch_run(const WatchOptions& watch, EvalOptions options, dist::Communicator& comm) {
+void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ranks& ranks) {
   const fs::path eval_dir = fs::path(watch.run_dir) / "eval";
   const fs::path table = eval_dir / ("watch-" + options.split + ".tsv");
-  if (comm.rank() == 0) fs::create_directories(eval_dir);
-  spdlog::info("watching {} for checkpoints; results table {}", watch.run_dir, table.string());
+  if (ranks.rank() == 0) fs::create_directories(eval_dir);
+  logging::info("watching {} for checkpoints; results table {}", watch.run_dir, table.string());
   for (;;) {
-    const std::string local = comm.rank() == 0 ? next_action(watch.run_dir, table) : "";
-    const std::string action = dist::allgather_text(comm, local)[0];
+    const std::string local = ranks.rank() == 0 ? next_action(watch.run_dir, table) : "";
+    const std::string action = ranks.broadcast(local);
     if (action == "finished") break;
     if (action.empty()) {
       std::this_thread::sleep_for(std::chrono::duration<double>(watch.poll_s));
@@ -73,25 +71,26 @@ void watch_run(const WatchOptions& watch, EvalOptions options, dist::Communicato
     std::optional<EvalModel> m;
     std::string error;
     try {
-      m = load_eval_model(watch.run_dir, watch.data_dir, select_checkpoints(watch.run_dir, action, 1));
+      m = load_eval_model(watch.run_dir, watch.data_dir,
+                          select_checkpoints(watch.run_dir, action, 1), watch.device);
     } catch (const std::exception& e) {
       error = e.what();
     }
     std::string first_error;
-    for (const auto& e : dist::allgather_text(comm, error))
+    for (const auto& e : ranks.allgather(error))
       if (first_error.empty()) first_error = e;
     const std::string name = fs::path(action).filename().string();
     if (!first_error.empty()) {
       if (fs::exists(action)) throw std::runtime_error(first_error);
-      spdlog::warn("{} was removed before it was scored (train.keep_last); skipped", name);
-      if (comm.rank() == 0) append_row(table, {{"step", name}, {"checkpoints", {action}}});
+      logging::warn("{} was removed before it was scored (train.keep_last); skipped", name);
+      if (ranks.rank() == 0) append_row(table, {{"step", name}, {"checkpoints", {action}}});
       continue;
     }
     options.out_dir = (eval_dir / (options.split + "-" + name)).string();
-    const nlohmann::json results = evaluate_split(*m, options, comm);
-    if (comm.rank() == 0) append_row(table, results);
+    const nlohmann::json results = evaluate_split(*m, options, ranks);
+    if (ranks.rank() == 0) append_row(table, results);
   }
-  spdlog::info("the run is finished and every checkpoint is scored; table {}", table.string());
+  logging::info("the run is finished and every checkpoint is scored; table {}", table.string());
 }
 
 }  // namespace eval

@@ -16,7 +16,7 @@
 #pragma once
 #include <string>
 
-#include "trainer/dist/communicator.h"
+#include "launch/ranks.h"
 #include "trainer/eval/evaluation.h"
 
 namespace eval {
@@ -25,9 +25,10 @@ struct WatchOptions {
   std::string run_dir;
   std::string data_dir;  // empty: the run's data.dir
   double poll_s = 30;    // seconds between looks when nothing is new
+  torch::Device device = torch::kCPU;
 };
 
 // Returns when the run is finished and every checkpoint is scored. Collective.
-void watch_run(const WatchOptions& watch, EvalOptions options, dist::Communicator& comm);
+void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ranks& ranks);
 
 }  // namespace eval

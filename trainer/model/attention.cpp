@@ -25,7 +25,8 @@ double lowest_finite(torch::ScalarType dtype) {
 
 // d_k = d_v = d_model / h
 int64_t head_size(int64_t d_model, int64_t heads) {
-  TORCH_CHECK(heads > 0 && d_model % heads == 0, "d_model (", d_model, ") must be divisible by heads (", heads, ")");
+  TORCH_CHECK(heads > 0 && d_model % heads == 0, "d_model (", d_model,
+              ") must be divisible by heads (", heads, ")");
   return d_model / heads;
 }
 
@@ -39,8 +40,10 @@ MultiHeadedAttentionImpl::MultiHeadedAttentionImpl(int64_t d_model, int64_t head
       in_proj_bias_(register_parameter("in_proj_bias", torch::zeros({3 * d_model}))),
       out_proj_(register_module("out_proj", torch::nn::Linear(d_model, d_model))),
       dropout_(register_module("dropout", torch::nn::Dropout(dropout))) {
+  // On its own the module starts as LibTorch's multi-head attention does, W^Q, W^K, W^V
+  // Xavier-uniform. In a model xavier_init draws them again, but these draws
+  // stay: they are part of the random stream the model's initial weights come from.
   torch::nn::init::xavier_uniform_(in_proj_weight_);
-  torch::nn::init::zeros_(out_proj_->bias);
 }
 
 std::vector<torch::Tensor> MultiHeadedAttentionImpl::split_heads(const torch::Tensor& projected,
@@ -50,46 +53,46 @@ std::vector<torch::Tensor> MultiHeadedAttentionImpl::split_heads(const torch::Te
   return projected.view({batch, length, n, heads_, d_k_}).permute({2, 0, 3, 1, 4}).unbind(0);
 }
 
-torch::Tensor MultiHeadedAttentionImpl::forward_self(const torch::Tensor& x, const torch::Tensor& mask) {
-  // [Q K V] = x [W^Q; W^K; W^V]^T + b: one GEMM   // [B, T, 3D]
-  auto qkv = split_heads(torch::linear(x, in_proj_weight_, in_proj_bias_), 3);
+torch::Tensor MultiHeadedAttentionImpl::forward_self(const torch::Tensor& x,
+                                                     const torch::Tensor& mask) {
+  auto qkv = queries_keys_values(x);
   return attend(qkv[0], qkv[1], qkv[2], mask);
 }
 
-torch::Tensor MultiHeadedAttentionImpl::forward_cross(const torch::Tensor& x, const torch::Tensor& memory,
+torch::Tensor MultiHeadedAttentionImpl::forward_cross(const torch::Tensor& x,
+                                                      const torch::Tensor& memory,
                                                       const torch::Tensor& mask) {
-  const auto [keys, values] = memory_keys_values(memory);
-  return forward_cross_cached(x, keys, values, mask);
+  const auto [keys, values] = keys_values(memory);
+  return attend(queries(x), keys, values, mask);
 }
 
-torch::Tensor MultiHeadedAttentionImpl::forward_self_step(const torch::Tensor& x, torch::Tensor& keys,
-                                                          torch::Tensor& values) {
-  auto qkv = split_heads(torch::linear(x, in_proj_weight_, in_proj_bias_), 3);  // 3 x [B, h, 1, d_k]
-  keys = keys.defined() ? torch::cat({keys, qkv[1]}, 2) : qkv[1];        // [B, h, t + 1, d_k]
-  values = values.defined() ? torch::cat({values, qkv[2]}, 2) : qkv[2];  // [B, h, t + 1, d_k]
-  return attend(qkv[0], keys, values, {});  // every earlier position is visible: no mask
+std::vector<torch::Tensor> MultiHeadedAttentionImpl::queries_keys_values(const torch::Tensor& x) {
+  // [Q K V] = x [W^Q; W^K; W^V]^T + b: one GEMM   // [B, T, 3D]
+  return split_heads(torch::linear(x, in_proj_weight_, in_proj_bias_), 3);
 }
 
-std::pair<torch::Tensor, torch::Tensor> MultiHeadedAttentionImpl::memory_keys_values(const torch::Tensor& memory) {
+torch::Tensor MultiHeadedAttentionImpl::queries(const torch::Tensor& x) {
+  // Q = x W^Q^T + b_Q: the first D rows            // [B, Tq, D]
+  auto q =
+      torch::linear(x, in_proj_weight_.slice(0, 0, d_model_), in_proj_bias_.slice(0, 0, d_model_));
+  return split_heads(q, 1)[0];
+}
+
+std::pair<torch::Tensor, torch::Tensor> MultiHeadedAttentionImpl::keys_values(
+    const torch::Tensor& memory) {
   // [K V] = memory [W^K; W^V]^T + b: the last 2D rows, one GEMM   // [B, Tk, 2D]
-  auto kv = torch::linear(memory, in_proj_weight_.slice(0, d_model_),
-                                          in_proj_bias_.slice(0, d_model_));
+  auto kv =
+      torch::linear(memory, in_proj_weight_.slice(0, d_model_), in_proj_bias_.slice(0, d_model_));
   auto k_v = split_heads(kv, 2);
   return {k_v[0], k_v[1]};
-}
-
-torch::Tensor MultiHeadedAttentionImpl::forward_cross_cached(const torch::Tensor& x, const torch::Tensor& keys,
-                                                             const torch::Tensor& values, const torch::Tensor& mask) {
-  // Q = x W^Q^T + b_Q: the first D rows            // [B, Tq, D]
-  auto q = torch::linear(x, in_proj_weight_.slice(0, 0, d_model_), in_proj_bias_.slice(0, 0, d_model_));
-  return attend(split_heads(q, 1)[0], keys, values, mask);
 }
 
 torch::Tensor MultiHeadedAttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k,
                                                const torch::Tensor& v, const torch::Tensor& mask) {
   // Q K^T / sqrt(d_k), computed as (Q / sqrt(d_k)) K^T   // [B, h, Tq, Tk]
   auto scores = torch::matmul(q / std::sqrt(static_cast<double>(d_k_)), k.transpose(-2, -1));
-  if (mask.defined()) scores = scores.masked_fill(mask.logical_not(), lowest_finite(scores.scalar_type()));
+  if (mask.defined())
+    scores = scores.masked_fill(mask.logical_not(), lowest_finite(scores.scalar_type()));
   auto p_attn = dropout_(torch::softmax(scores, -1));  // [B, h, Tq, Tk]
   auto heads = torch::matmul(p_attn, v);               // [B, h, Tq, d_k]
   // Concat(head_1, ..., head_h)                    // [B, Tq, h, d_k] -> [B, Tq, D]
@@ -98,4 +101,3 @@ torch::Tensor MultiHeadedAttentionImpl::attend(const torch::Tensor& q, const tor
 }
 
 }  // namespace model
-

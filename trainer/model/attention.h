@@ -25,23 +25,22 @@ class MultiHeadedAttentionImpl : public torch::nn::Module {
   torch::Tensor forward_cross(const torch::Tensor& x, const torch::Tensor& memory,
                               const torch::Tensor& mask);
 
-  // Incremental decoding (decoder_cache.h).
-  // Self-attention of the newest position x [B, 1, D] over itself and the
-  // positions before it, whose keys and values [B, h, t, d_k] are extended
-  // by its own -> [B, 1, D]
-  torch::Tensor forward_self_step(const torch::Tensor& x, torch::Tensor& keys, torch::Tensor& values);
-  // K and V of memory [B, Tk, D] -> two [B, h, Tk, d_k]
-  std::pair<torch::Tensor, torch::Tensor> memory_keys_values(const torch::Tensor& memory);
-  // Encoder-decoder attention with memory_keys_values() given -> [B, Tq, D]
-  torch::Tensor forward_cross_cached(const torch::Tensor& x, const torch::Tensor& keys,
-                                     const torch::Tensor& values, const torch::Tensor& mask);
+  // The two halves of both, which incremental decoding (decoder_cache.h) also uses:
+  // projections into heads, then attention over them.
+  // Q, K and V of x [B, T, D] (one GEMM) -> three [B, h, T, d_k]
+  std::vector<torch::Tensor> queries_keys_values(const torch::Tensor& x);
+  // Q of x [B, Tq, D] -> [B, h, Tq, d_k]
+  torch::Tensor queries(const torch::Tensor& x);
+  // K and V of memory [B, Tk, D] (one GEMM) -> two [B, h, Tk, d_k]
+  std::pair<torch::Tensor, torch::Tensor> keys_values(const torch::Tensor& memory);
+  // q [B, h, Tq, d_k], k and v [B, h, Tk, d_k], mask broadcastable to
+  // [B, h, Tq, Tk] (undefined: every key visible) -> W^O Concat(heads) [B, Tq, D]
+  torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                       const torch::Tensor& mask);
 
  private:
   // [B, T, n*D] -> n tensors [B, h, T, d_k] (views, no copy)
   std::vector<torch::Tensor> split_heads(const torch::Tensor& projected, int64_t n) const;
-  // q [B, h, Tq, d_k], k and v [B, h, Tk, d_k] -> W^O Concat(heads) [B, Tq, D]
-  torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                       const torch::Tensor& mask);
 
   int64_t d_model_;
   int64_t heads_;

@@ -18,13 +18,14 @@ class DecoderLayerImpl : public torch::nn::Module {
 
   // x [B, T, d_model], memory [B, S, d_model],
   // src_mask bool [B, 1, 1, S], tgt_mask bool [B, 1, T, T] -> [B, T, d_model]
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& memory, const torch::Tensor& src_mask,
-                        const torch::Tensor& tgt_mask);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& memory,
+                        const torch::Tensor& src_mask, const torch::Tensor& tgt_mask);
 
   // Incremental decoding: the cache of memory [B, S, d_model] (cross keys and values)
   LayerCache start_cache(const torch::Tensor& memory);
   // The newest position x [B, 1, d_model] -> [B, 1, d_model]; extends cache
-  torch::Tensor forward_step(const torch::Tensor& x, const torch::Tensor& src_mask, LayerCache& cache);
+  torch::Tensor forward_step(const torch::Tensor& x, const torch::Tensor& src_mask,
+                             LayerCache& cache);
 
  private:
   MultiHeadedAttention self_attn_{nullptr};

@@ -1,12 +1,36 @@
 #include "trainer/model/decoder_cache.h"
 
+#include <tuple>
+
 namespace model {
 
 void DecoderCache::select_rows(const torch::Tensor& rows) {
   for (auto& layer : layers) {
-    for (torch::Tensor* t : {&layer.self_keys, &layer.self_values, &layer.cross_keys, &layer.cross_values})
+    for (torch::Tensor* t :
+         {&layer.self_keys, &layer.self_values, &layer.cross_keys, &layer.cross_values})
       if (t->defined()) *t = t->index_select(0, rows);
   }
+}
+
+LayerCache start_layer_cache(MultiHeadedAttentionImpl& src_attn, const torch::Tensor& memory) {
+  LayerCache cache;
+  std::tie(cache.cross_keys, cache.cross_values) = src_attn.keys_values(memory);
+  return cache;
+}
+
+torch::Tensor self_attention_step(MultiHeadedAttentionImpl& self_attn, const torch::Tensor& x,
+                                  LayerCache& cache) {
+  auto qkv = self_attn.queries_keys_values(x);  // 3 x [N, h, 1, d_k]
+  auto& keys = cache.self_keys;
+  auto& values = cache.self_values;
+  keys = keys.defined() ? torch::cat({keys, qkv[1]}, 2) : qkv[1];        // [N, h, t + 1, d_k]
+  values = values.defined() ? torch::cat({values, qkv[2]}, 2) : qkv[2];  // [N, h, t + 1, d_k]
+  return self_attn.attend(qkv[0], keys, values, {});
+}
+
+torch::Tensor cross_attention_step(MultiHeadedAttentionImpl& src_attn, const torch::Tensor& x,
+                                   const LayerCache& cache, const torch::Tensor& src_mask) {
+  return src_attn.attend(src_attn.queries(x), cache.cross_keys, cache.cross_values, src_mask);
 }
 
 }  // namespace model

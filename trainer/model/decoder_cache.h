@@ -1,13 +1,15 @@
-// What the decoder keeps between the steps of incremental decoding, where
-// each step adds one target position (greedy and beam search): per layer,
-// the self-attention keys and values of every position so far, and the
-// encoder-decoder attention's keys and values of the memory, projected once.
-// A step then costs one position's work instead of the whole prefix's.
+// Incremental decoding, where each step adds one target position (greedy and
+// beam search): per layer the decoder keeps the self-attention keys and
+// values of every position so far, and the encoder-decoder attention's keys
+// and values of the memory, projected once. A step then costs one position's
+// work instead of the whole prefix's.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include <torch/torch.h>
+
+#include "trainer/model/attention.h"
 
 namespace model {
 
@@ -23,5 +25,20 @@ struct DecoderCache {
   // Keep rows `rows` [N'] int64 of every tensor (beams reordered, finished rows dropped).
   void select_rows(const torch::Tensor& rows);
 };
+
+// The cache of one layer for memory [N, S, D]: the keys and values of its
+// encoder-decoder attention `src_attn`.
+LayerCache start_layer_cache(MultiHeadedAttentionImpl& src_attn, const torch::Tensor& memory);
+
+// Self-attention of the newest position x [N, 1, D] over itself and every
+// position before it: its keys and values join the cache's -> [N, 1, D].
+// No mask: no later position exists yet.
+torch::Tensor self_attention_step(MultiHeadedAttentionImpl& self_attn, const torch::Tensor& x,
+                                  LayerCache& cache);
+
+// Encoder-decoder attention of x [N, 1, D] over the cached memory keys and
+// values; src_mask [N, 1, 1, S] -> [N, 1, D]
+torch::Tensor cross_attention_step(MultiHeadedAttentionImpl& src_attn, const torch::Tensor& x,
+                                   const LayerCache& cache, const torch::Tensor& src_mask);
 
 }  // namespace model

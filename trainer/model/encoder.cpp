@@ -4,12 +4,14 @@ namespace model {
 
 EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& c)
     : self_attn_(register_module("self_attn", MultiHeadedAttention(c.d_model, c.heads, c.dropout))),
-      feed_forward_(register_module("feed_forward", PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout))),
+      feed_forward_(
+          register_module("feed_forward", PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout))),
       self_attn_sublayer_(register_module("self_attn_sublayer", SublayerConnection(c))),
       feed_forward_sublayer_(register_module("feed_forward_sublayer", SublayerConnection(c))) {}
 
 torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
-  auto h = self_attn_sublayer_(x, [&](const torch::Tensor& y) { return self_attn_->forward_self(y, mask); });
+  auto h = self_attn_sublayer_(
+      x, [&](const torch::Tensor& y) { return self_attn_->forward_self(y, mask); });
   return feed_forward_sublayer_(h, [&](const torch::Tensor& y) { return feed_forward_(y); });
 }
 

@@ -15,10 +15,11 @@ torch::Tensor own_weight(int64_t vocab, int64_t d_model) {
 }  // namespace
 
 GeneratorImpl::GeneratorImpl(int64_t d_model, int64_t vocab, torch::Tensor tied_weight)
-    : weight_(tied_weight.defined() ? tied_weight : register_parameter("weight", own_weight(vocab, d_model))),
+    : weight_(tied_weight.defined() ? tied_weight
+                                    : register_parameter("weight", own_weight(vocab, d_model))),
       bias_(register_parameter("bias", torch::zeros({vocab}))) {
-  TORCH_CHECK(weight_.sizes() == torch::IntArrayRef({vocab, d_model}), "generator weight must be [", vocab, ", ",
-              d_model, "], got ", weight_.sizes());
+  TORCH_CHECK(weight_.sizes() == torch::IntArrayRef({vocab, d_model}), "generator weight must be [",
+              vocab, ", ", d_model, "], got ", weight_.sizes());
 }
 
 torch::Tensor GeneratorImpl::logits(const torch::Tensor& x) {

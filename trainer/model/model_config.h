@@ -12,13 +12,13 @@ enum class NormPlacement {
 
 struct ModelConfig {
   int64_t src_vocab = 0;
-  int64_t tgt_vocab = 0;
+  int64_t tgt_vocab = 0;  // 0: no decoder (the encoder classifier)
   int64_t d_model = 512;
   int64_t heads = 8;
   int64_t d_ff = 2048;
   int64_t encoder_layers = 6;
   int64_t decoder_layers = 6;
-  double dropout = 0.1;          // residual, embedding and attention-probability dropout
+  double dropout = 0.1;  // residual, embedding and attention-probability dropout
   double layer_norm_eps = 1e-6;
   NormPlacement norm = NormPlacement::kPre;
   bool share_embeddings = false;  // one table for source and target (needs equal vocabularies)

@@ -25,7 +25,8 @@ torch::Tensor sinusoid_table(int64_t d_model, int64_t max_positions) {
 
 }  // namespace
 
-PositionalEncodingImpl::PositionalEncodingImpl(int64_t d_model, double dropout, int64_t max_positions)
+PositionalEncodingImpl::PositionalEncodingImpl(int64_t d_model, double dropout,
+                                               int64_t max_positions)
     : pe_(sinusoid_table(d_model, max_positions)),
       dropout_(register_module("dropout", torch::nn::Dropout(dropout))) {}
 
@@ -33,8 +34,8 @@ torch::Tensor PositionalEncodingImpl::forward(const torch::Tensor& x, int64_t of
   const int64_t length = x.size(1);
   if (offset + length > pe_.size(0)) {
     throw std::out_of_range("positional encoding: a sequence of length " + std::to_string(length) +
-                            " from position " + std::to_string(offset) + " goes beyond max_positions = " +
-                            std::to_string(pe_.size(0)));
+                            " from position " + std::to_string(offset) +
+                            " goes beyond max_positions = " + std::to_string(pe_.size(0)));
   }
   if (pe_.device() != x.device()) pe_ = pe_.to(x.device());
   // [B, T, d_model] + [T, d_model]

@@ -5,7 +5,8 @@ namespace model {
 namespace {
 
 torch::nn::LayerNorm layer_norm(const ModelConfig& config) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({config.d_model}).eps(config.layer_norm_eps));
+  return torch::nn::LayerNorm(
+      torch::nn::LayerNormOptions({config.d_model}).eps(config.layer_norm_eps));
 }
 
 }  // namespace

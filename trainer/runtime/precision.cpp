@@ -1,10 +1,40 @@
 #include "trainer/runtime/precision.h"
 
 #include <ATen/autocast_mode.h>
+#include <torch/version.h>
 
 #include <stdexcept>
 
 namespace runtime {
+namespace {
+
+// Autocast state per device type. LibTorch ≥ 2.4 takes the device type;
+// 1.13 (Debian's) has one function pair per device, now deprecated.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+bool autocast_enabled(c10::DeviceType d) { return at::autocast::is_autocast_enabled(d); }
+void set_autocast_enabled(c10::DeviceType d, bool on) { at::autocast::set_autocast_enabled(d, on); }
+at::ScalarType autocast_dtype(c10::DeviceType d) { return at::autocast::get_autocast_dtype(d); }
+void set_autocast_dtype(c10::DeviceType d, at::ScalarType t) {
+  at::autocast::set_autocast_dtype(d, t);
+}
+#else
+bool autocast_enabled(c10::DeviceType d) {
+  return d == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+}
+void set_autocast_enabled(c10::DeviceType d, bool on) {
+  d == c10::DeviceType::CUDA ? at::autocast::set_enabled(on) : at::autocast::set_cpu_enabled(on);
+}
+at::ScalarType autocast_dtype(c10::DeviceType d) {
+  return d == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
+                                    : at::autocast::get_autocast_cpu_dtype();
+}
+void set_autocast_dtype(c10::DeviceType d, at::ScalarType t) {
+  d == c10::DeviceType::CUDA ? at::autocast::set_autocast_gpu_dtype(t)
+                             : at::autocast::set_autocast_cpu_dtype(t);
+}
+#endif
+
+}  // namespace
 
 Precision parse_precision(const std::string& name) {
   if (name == "fp32") return Precision::kFp32;
@@ -13,32 +43,20 @@ Precision parse_precision(const std::string& name) {
 }
 
 AutocastScope::AutocastScope(Precision precision, const torch::Device& device)
-    : enabled_(precision == Precision::kBf16), cuda_(device.is_cuda()) {
+    : enabled_(precision == Precision::kBf16), device_type_(device.type()) {
   if (!enabled_) return;
-  if (cuda_) {
-    was_enabled_ = at::autocast::is_enabled();
-    previous_dtype_ = at::autocast::get_autocast_gpu_dtype();
-    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-    at::autocast::set_enabled(true);
-  } else {
-    was_enabled_ = at::autocast::is_cpu_enabled();
-    previous_dtype_ = at::autocast::get_autocast_cpu_dtype();
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-    at::autocast::set_cpu_enabled(true);
-  }
+  was_enabled_ = autocast_enabled(device_type_);
+  previous_dtype_ = autocast_dtype(device_type_);
+  set_autocast_dtype(device_type_, at::kBFloat16);
+  set_autocast_enabled(device_type_, true);
   at::autocast::increment_nesting();
 }
 
 AutocastScope::~AutocastScope() {
   if (!enabled_) return;
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  if (cuda_) {
-    at::autocast::set_enabled(was_enabled_);
-    at::autocast::set_autocast_gpu_dtype(previous_dtype_);
-  } else {
-    at::autocast::set_cpu_enabled(was_enabled_);
-    at::autocast::set_autocast_cpu_dtype(previous_dtype_);
-  }
+  set_autocast_enabled(device_type_, was_enabled_);
+  set_autocast_dtype(device_type_, previous_dtype_);
 }
 
 }  // namespace runtime

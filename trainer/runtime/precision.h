@@ -33,7 +33,7 @@ class AutocastScope {
 
  private:
   bool enabled_ = false;
-  bool cuda_ = false;
+  c10::DeviceType device_type_ = c10::DeviceType::CPU;
   bool was_enabled_ = false;
   at::ScalarType previous_dtype_ = at::kFloat;
 };

@@ -1,13 +1,14 @@
 #include "trainer/runtime/runtime.h"
 
 #include <sched.h>
-#include <unistd.h>
-#include <spdlog/spdlog.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+
+#include "launch/logging.h"
 
 namespace runtime {
 
@@ -48,8 +49,8 @@ RuntimeInfo setup_runtime(const launch::ProcessInfo& info, int threads) {
   // them; an unbound one shares the node's cores with its node's other ranks.
   const int affinity = usable_cores();
   const int node_cores = std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
-  rt.cores_per_rank = affinity < node_cores ? affinity
-                                            : std::max(1, node_cores / std::max(1, info.local_size));
+  rt.cores_per_rank =
+      affinity < node_cores ? affinity : std::max(1, node_cores / std::max(1, info.local_size));
   rt.threads = threads > 0 ? threads : rt.cores_per_rank;
   torch::set_num_threads(rt.threads);
   torch::set_num_interop_threads(1);
@@ -59,17 +60,22 @@ RuntimeInfo setup_runtime(const launch::ProcessInfo& info, int threads) {
   rt.blas = mapped_blas();
   rt.reference_blas = rt.blas.find("/blas/libblas") != std::string::npos;
   if (rt.reference_blas) {
-    spdlog::warn("!!! LibTorch runs on the REFERENCE BLAS ({}), ~15x slower than OpenBLAS. "
-                 "Install libopenblas0-openmp (scripts/setup.sh does) !!!", rt.blas);
+    logging::warn(
+        "!!! LibTorch runs on the REFERENCE BLAS ({}), ~15x slower than OpenBLAS. "
+        "Install libopenblas0-openmp (scripts/setup.sh does) !!!",
+        rt.blas);
   }
   if (rt.threads > affinity) {
-    spdlog::warn("!!! {} torch threads but this rank may run on only {} core(s): they will share "
-                 "them. Launch with `mpirun --bind-to none` or `--map-by slot:PE={}` !!!",
-                 rt.threads, affinity, rt.threads);
+    logging::warn(
+        "!!! {} torch threads but this rank may run on only {} core(s): they will share "
+        "them. Launch with `mpirun --bind-to none` or `--map-by slot:PE={}` !!!",
+        rt.threads, affinity, rt.threads);
   }
   if (rt.threads < rt.cores_per_rank) {
-    spdlog::warn("!!! {} torch thread(s) per rank, but {} core(s) per rank are usable: "
-                 "training will be slower than it could be !!!", rt.threads, rt.cores_per_rank);
+    logging::warn(
+        "!!! {} torch thread(s) per rank, but {} core(s) per rank are usable: "
+        "training will be slower than it could be !!!",
+        rt.threads, rt.cores_per_rank);
   }
   return rt;
 }

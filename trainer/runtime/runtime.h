@@ -9,9 +9,9 @@
 namespace runtime {
 
 struct RuntimeInfo {
-  int threads = 1;          // torch intra-op threads of this rank
-  int cores_per_rank = 1;   // the cores a bound rank owns, else node cores / ranks on the node
-  std::string blas;         // the BLAS library actually mapped into the process
+  int threads = 1;         // torch intra-op threads of this rank
+  int cores_per_rank = 1;  // the cores a bound rank owns, else node cores / ranks on the node
+  std::string blas;        // the BLAS library actually mapped into the process
   bool reference_blas = false;
 };
 

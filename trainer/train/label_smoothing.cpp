@@ -12,15 +12,17 @@ double x_log_x(double x) { return x > 0 ? x * std::log(x) : 0.0; }
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// (logits [N, V], target [N], keep [N]) -> (sum of KL over kept rows, sum of -log p_y over kept rows)
+// (logits [N, V], target [N], keep [N]) -> (sum of KL over kept rows, sum of -log p_y over kept
+// rows)
 class SmoothedKl : public torch::autograd::Function<SmoothedKl> {
  public:
-  static variable_list forward(AutogradContext* ctx, const torch::Tensor& logits, const torch::Tensor& target,
-                               const torch::Tensor& keep, int64_t pad, double c, double o, double entropy) {
+  static variable_list forward(AutogradContext* ctx, const torch::Tensor& logits,
+                               const torch::Tensor& target, const torch::Tensor& keep, int64_t pad,
+                               double c, double o, double entropy) {
     const auto float_type = logits.scalar_type() == torch::kDouble ? torch::kDouble : torch::kFloat;
-    const auto lp = torch::log_softmax(logits, 1, float_type);     // [N, V] log p
+    const auto lp = torch::log_softmax(logits, 1, float_type);       // [N, V] log p
     const auto lp_y = lp.gather(1, target.unsqueeze(1)).squeeze(1);  // [N] log p_y
-    auto per_token = entropy - c * lp_y;                              // [N]
+    auto per_token = entropy - c * lp_y;                             // [N]
     if (o > 0) per_token = per_token - o * (lp.sum(1) - lp_y - lp.select(1, pad));
     const auto smoothed = per_token.masked_fill(~keep, 0).sum();
     const auto nll = (-lp_y).masked_fill(~keep, 0).sum();
@@ -37,12 +39,13 @@ class SmoothedKl : public torch::autograd::Function<SmoothedKl> {
     const auto saved = ctx->get_saved_variables();
     const auto &lp = saved[0], &target = saved[1], &keep = saved[2];
     const double c = ctx->saved_data["c"].toDouble(), o = ctx->saved_data["o"].toDouble();
-    auto grad = lp.exp();                                            // [N, V] p
+    auto grad = lp.exp();  // [N, V] p
     if (o > 0) {
-      grad.sub_(o);                                                  // p - o everywhere
-      grad.select(1, ctx->saved_data["pad"].toInt()).add_(o);       // but p - 0 at pad
+      grad.sub_(o);                                            // p - o everywhere
+      grad.select(1, ctx->saved_data["pad"].toInt()).add_(o);  // but p - 0 at pad
     }
-    grad.scatter_add_(1, target.unsqueeze(1), torch::full({lp.size(0), 1}, o - c, lp.options()));  // p - c at y
+    grad.scatter_add_(1, target.unsqueeze(1),
+                      torch::full({lp.size(0), 1}, o - c, lp.options()));   // p - c at y
     grad.mul_((keep.to(lp.scalar_type()) * grad_outputs[0]).unsqueeze(1));  // 0 on padding rows
     const auto logits_type = static_cast<torch::ScalarType>(ctx->saved_data["logits_type"].toInt());
     return {grad.to(logits_type), {}, {}, {}, {}, {}, {}};
@@ -61,11 +64,12 @@ LabelSmoothingLoss::LabelSmoothingLoss(int64_t vocab, int64_t pad_id, double smo
   entropy_ = x_log_x(confidence_) + static_cast<double>(vocab - 2) * x_log_x(off_value_);
 }
 
-LossSums LabelSmoothingLoss::operator()(const torch::Tensor& logits, const torch::Tensor& target) const {
+LossSums LabelSmoothingLoss::operator()(const torch::Tensor& logits,
+                                        const torch::Tensor& target) const {
   const auto y = target.reshape({-1});  // [N]
   const auto keep = y.ne(pad_id_);      // [N]
-  const auto sums = SmoothedKl::apply(logits.reshape({-1, vocab_}), y, keep, pad_id_, confidence_, off_value_,
-                                      entropy_);
+  const auto sums = SmoothedKl::apply(logits.reshape({-1, vocab_}), y, keep, pad_id_, confidence_,
+                                      off_value_, entropy_);
   return {sums[0], sums[1], keep.sum().item<int64_t>()};
 }
 

@@ -1,10 +1,10 @@
 #include "trainer/train/numerics_guard.h"
 
-#include <spdlog/spdlog.h>
-
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "launch/logging.h"
 
 namespace train {
 
@@ -19,8 +19,8 @@ bool NumericsGuard::accept(int64_t step, double loss, double grad_norm) {
                              " non-finite steps in a row (loss " + std::to_string(loss) +
                              ", gradient norm " + std::to_string(grad_norm) +
                              "); giving up (train.max_nonfinite_steps)");
-  spdlog::warn("step {}: non-finite loss {} or gradient norm {}: update skipped ({} in a row)",
-               step, loss, grad_norm, in_a_row_);
+  logging::warn("step {}: non-finite loss {} or gradient norm {}: update skipped ({} in a row)",
+                step, loss, grad_norm, in_a_row_);
   return false;
 }
 

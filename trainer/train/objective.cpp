@@ -1,43 +1,60 @@
 #include "trainer/train/objective.h"
 
-#include <stdexcept>
-
 #include "trainer/model/masks.h"
 
 namespace train {
+namespace {
 
-Seq2SeqObjective::Seq2SeqObjective(const config::RunConfig& cfg, const data::Manifest& manifest)
-    : model_(cfg.model_config(manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special.pad)),
-      smoothing_(manifest.tgt_vocab_size, manifest.special.pad, cfg.optim.label_smoothing) {}
+class Seq2SeqObjective : public Objective {
+ public:
+  Seq2SeqObjective(model::EncoderDecoder model, const data::Manifest& manifest, double smoothing)
+      : model_(std::move(model)),
+        smoothing_(manifest.tgt_vocab_size, manifest.special.pad, smoothing) {}
 
-LossSums Seq2SeqObjective::loss(const data::Batch& batch) {
-  const int64_t pad = model_->config().pad_id;
-  const auto src_mask = model::make_src_mask(batch.src, pad);     // [B, 1, 1, S]
-  const auto tgt_mask = model::make_tgt_mask(batch.tgt_in, pad);  // [B, 1, T, T]
-  const auto logits = model_->logits(batch.src, batch.tgt_in, src_mask, tgt_mask);  // [B, T, V]
-  return smoothing_(logits, batch.tgt_out);  // log-softmax fused into the loss
-}
+  LossSums loss(const data::Batch& batch) override {
+    const int64_t pad = model_->config().pad_id;
+    const auto src_mask = model::make_src_mask(batch.src, pad);     // [B, 1, 1, S]
+    const auto tgt_mask = model::make_tgt_mask(batch.tgt_in, pad);  // [B, 1, T, T]
+    const auto logits = model_->logits(batch.src, batch.tgt_in, src_mask, tgt_mask);  // [B, T, V]
+    return smoothing_(logits, batch.tgt_out);  // log-softmax fused into the loss
+  }
 
-ClassificationObjective::ClassificationObjective(const config::RunConfig& cfg, const data::Manifest& manifest)
-    : model_(cfg.model_config(manifest.src_vocab_size, manifest.src_vocab_size, manifest.special.pad),
-             manifest.num_labels),
-      smoothing_(cfg.optim.label_smoothing) {}
+ private:
+  model::EncoderDecoder model_;
+  LabelSmoothingLoss smoothing_;
+};
 
-LossSums ClassificationObjective::loss(const data::Batch& batch) {
-  namespace F = torch::nn::functional;
-  const auto logits = model_->forward(batch.src).to(torch::kFloat);  // [B, K]
-  LossSums sums;
-  sums.smoothed = F::cross_entropy(logits, batch.labels,
-                                   F::CrossEntropyFuncOptions().label_smoothing(smoothing_).reduction(torch::kSum));
-  sums.nll = F::cross_entropy(logits, batch.labels, F::CrossEntropyFuncOptions().reduction(torch::kSum)).detach();
-  sums.tokens = batch.labels.size(0);
-  return sums;
-}
+class ClassificationObjective : public Objective {
+ public:
+  ClassificationObjective(model::TransformerClassifier model, double smoothing)
+      : model_(std::move(model)), smoothing_(smoothing) {}
 
-std::unique_ptr<Objective> make_objective(const config::RunConfig& cfg, const data::Manifest& manifest) {
-  if (manifest.task == "seq2seq") return std::make_unique<Seq2SeqObjective>(cfg, manifest);
-  if (manifest.task == "classification") return std::make_unique<ClassificationObjective>(cfg, manifest);
-  throw std::invalid_argument("dataset task '" + manifest.task + "' is neither seq2seq nor classification");
+  LossSums loss(const data::Batch& batch) override {
+    namespace F = torch::nn::functional;
+    const auto logits = model_->forward(batch.src).to(torch::kFloat);  // [B, K]
+    LossSums sums;
+    sums.smoothed = F::cross_entropy(
+        logits, batch.labels,
+        F::CrossEntropyFuncOptions().label_smoothing(smoothing_).reduction(torch::kSum));
+    sums.nll =
+        F::cross_entropy(logits, batch.labels, F::CrossEntropyFuncOptions().reduction(torch::kSum))
+            .detach();
+    sums.tokens = batch.labels.size(0);
+    return sums;
+  }
+
+ private:
+  model::TransformerClassifier model_;
+  double smoothing_;
+};
+
+}  // namespace
+
+std::unique_ptr<Objective> make_objective(const model::TaskModel& model,
+                                          const data::Manifest& manifest, double label_smoothing) {
+  if (model.encoder_decoder)
+    return std::make_unique<Seq2SeqObjective>(model.encoder_decoder, manifest, label_smoothing);
+  return std::make_unique<ClassificationObjective>(model.classifier, label_smoothing);
 }
 
 }  // namespace train

@@ -13,7 +13,7 @@ class PreemptionSignals {
   PreemptionSignals();   // installs the handlers
   ~PreemptionSignals();  // restores the previous ones
   bool requested() const;
-  int signal() const;    // the first signal received, 0 if none
+  int signal() const;  // the first signal received, 0 if none
 
   PreemptionSignals(const PreemptionSignals&) = delete;
   PreemptionSignals& operator=(const PreemptionSignals&) = delete;

@@ -1,10 +1,12 @@
 #include "trainer/train/resume.h"
 
-#include <spdlog/spdlog.h>
 #include <toml++/toml.h>
 
 #include <sstream>
 #include <stdexcept>
+
+#include "launch/logging.h"
+#include "trainer/checkpoint/train_state.h"
 
 namespace train {
 
@@ -19,29 +21,31 @@ std::string text(const toml::node* node) {
 
 }  // namespace
 
-std::string choose_checkpoint(const Checkpoints& checkpoints, const std::string& resume) {
+std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
+                              const std::string& resume) {
   if (resume == "none") return "";
   std::string why;
   if (resume != "auto") {
-    if (!verify_checkpoint(resume, &why))
+    if (!checkpoint::verify_checkpoint(resume, &why))
       throw std::runtime_error("--resume " + resume + ": checkpoint fails verification: " + why);
     return resume;
   }
   const auto all = checkpoints.list();
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    if (verify_checkpoint(*it, &why)) return *it;
-    spdlog::warn("skipping checkpoint {}: {}", *it, why);
+    if (checkpoint::verify_checkpoint(*it, &why)) return *it;
+    logging::warn("skipping checkpoint {}: {}", *it, why);
   }
   return "";
 }
 
 void check_resume_compatible(const nlohmann::json& saved_state, const std::string& current_toml,
                              const std::string& dataset_manifest_sha256) {
-  const std::string saved_sha = saved_state.at("dataset_manifest_sha256").get<std::string>();
+  const checkpoint::RunIdentity saved_run = checkpoint::CheckpointState::from_json(saved_state).run;
+  const std::string& saved_sha = saved_run.dataset_manifest_sha256;
   if (saved_sha != dataset_manifest_sha256)
     throw std::invalid_argument("the checkpoint was trained on another dataset (manifest sha256 " +
                                 saved_sha + ", data.dir has " + dataset_manifest_sha256 + ")");
-  const toml::table saved = toml::parse(saved_state.at("config").get<std::string>());
+  const toml::table saved = toml::parse(saved_run.config_toml);
   const toml::table current = toml::parse(current_toml);
   for (const char* section : {"model", "optim", "data", "run"}) {
     const toml::table* now = current[section].as_table();
@@ -55,7 +59,7 @@ void check_resume_compatible(const nlohmann::json& saved_state, const std::strin
       if (std::string(section) == "model")
         throw std::invalid_argument("the checkpoint's model differs from the config: " + name +
                                     " = " + was + " in the checkpoint, " + is + " now");
-      spdlog::warn("resuming with {} = {} (the checkpoint was trained with {})", name, is, was);
+      logging::warn("resuming with {} = {} (the checkpoint was trained with {})", name, is, was);
     }
   }
 }

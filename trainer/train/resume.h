@@ -10,18 +10,19 @@
 // naming the first differing field) and it was trained on this dataset (same
 // manifest hash). Changed optimizer or data settings are allowed with a
 // warning each; world size and accumulation may change freely (the cursor
-// counts global batches, DESIGN.md).
+// counts global batches, docs/DESIGN.md).
 #pragma once
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "trainer/train/checkpoint.h"
+#include "trainer/checkpoint/checkpoint.h"
 
 namespace train {
 
 // The checkpoint directory to resume from, "" for a fresh start.
-std::string choose_checkpoint(const Checkpoints& checkpoints, const std::string& resume);
+std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
+                              const std::string& resume);
 
 // saved_state: the checkpoint's state.json; current_toml: this run's resolved config.
 void check_resume_compatible(const nlohmann::json& saved_state, const std::string& current_toml,

@@ -6,15 +6,14 @@
 // Exit codes (train/exit_codes.h): 0 done, 1 error, 2 bad usage/config,
 // 75 preempted (checkpoint saved; run again with --resume auto), 124 watchdog.
 #include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
 
 #include <cstdlib>
 #include <memory>
 
 #include "launch/logging.h"
 #include "launch/process.h"
-#include "trainer/runtime/runtime.h"
 #include "trainer/config/run_config.h"
+#include "trainer/runtime/runtime.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/training.h"
 #include "trainer/train/watchdog.h"
@@ -34,7 +33,7 @@ double startup_timeout() {
 int main(int argc, char** argv) {
   auto startup_watchdog = std::make_unique<train::Watchdog>(startup_timeout(), -1);
   launch::Process& process = launch::Process::init(argc, argv);
-  launch::setup_logging(process.info());
+  logging::setup(process.info());
 
   CLI::App app{"Train the Transformer (run under mpirun for several ranks)"};
   config::RunConfigOptions options(app);
@@ -49,7 +48,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return process.is_main() ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : train::kExitUsage);
   } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
+    logging::error("{}", e.what());
     return train::kExitUsage;
   }
 
@@ -59,13 +58,13 @@ int main(int argc, char** argv) {
   train::Watchdog watchdog(cfg.train.watchdog_s, process.info().rank);
   startup_watchdog.reset();
   runtime::setup_runtime(process.info(), static_cast<int>(cfg.train.threads));
-  spdlog::info("resolved config:\n{}", options.to_toml());
+  logging::info("resolved config:\n{}", options.to_toml());
   int code = train::kExitFailed;
   try {
     code = train::run_training(cfg, options.to_toml(), resume, process.info(), watchdog);
   } catch (const std::exception& e) {
     if (process.info().world_size == 1) {
-      spdlog::error("{}", e.what());
+      logging::error("{}", e.what());
       return train::kExitFailed;
     }
     process.abort(e.what(), train::kExitFailed);

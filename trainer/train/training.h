@@ -14,7 +14,6 @@ namespace train {
 // after a signal and the checkpoint it caused. Errors throw. The loop tells
 // `watchdog` which step and phase it is in.
 int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
-                 const std::string& resume, const launch::ProcessInfo& process,
-                 Watchdog& watchdog);
+                 const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog);
 
 }  // namespace train

@@ -7,10 +7,11 @@ namespace train {
 Validator::Validator(const data::Dataset& valid, int64_t batch_tokens)
     : valid_(valid), batches_(data::length_sorted_batches(valid.lengths(), batch_tokens)) {}
 
-ValidationResult Validator::run(Objective& objective, dist::Communicator& comm, const torch::Device& device,
+ValidationResult Validator::run(torch::nn::Module& model, Objective& objective,
+                                distributed::Communicator& comm, const torch::Device& device,
                                 runtime::Precision precision) const {
   torch::NoGradGuard no_grad;
-  objective.model().eval();
+  model.eval();
   auto sums = torch::zeros({3}, torch::dtype(torch::kDouble).device(device));  // loss, nll, tokens
   for (size_t b = comm.rank(); b < batches_.size(); b += comm.world_size()) {
     std::vector<data::Example> examples;
@@ -25,7 +26,7 @@ ValidationResult Validator::run(Objective& objective, dist::Communicator& comm, 
     sums[1] += s.nll.to(torch::kDouble);
     sums[2] += static_cast<double>(s.tokens);
   }
-  objective.model().train();
+  model.train();
   comm.allreduce_sum(sums);
   sums = sums.cpu();
   const double tokens = sums[2].item<double>();

@@ -7,7 +7,7 @@
 
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/dataset.h"
-#include "trainer/dist/communicator.h"
+#include "trainer/distributed/communicator.h"
 #include "trainer/runtime/precision.h"
 #include "trainer/train/objective.h"
 
@@ -23,7 +23,8 @@ class Validator {
  public:
   Validator(const data::Dataset& valid, int64_t batch_tokens);
   // Collective, in the training's precision. The model is left in training mode.
-  ValidationResult run(Objective& objective, dist::Communicator& comm, const torch::Device& device,
+  ValidationResult run(torch::nn::Module& model, Objective& objective,
+                       distributed::Communicator& comm, const torch::Device& device,
                        runtime::Precision precision) const;
 
  private:

@@ -1,9 +1,8 @@
 #include "trainer/train/watchdog.h"
 
-#include <spdlog/spdlog.h>
-
 #include <cstdlib>
 
+#include "launch/logging.h"
 #include "trainer/train/exit_codes.h"
 
 namespace train {
@@ -34,6 +33,11 @@ void Watchdog::beat(const char* phase) {
   since_ = std::chrono::steady_clock::now();
 }
 
+void Watchdog::on_timeout(std::function<void()> action) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  on_timeout_ = std::move(action);
+}
+
 void Watchdog::watch() {
   const auto poll = std::chrono::duration<double>(std::min(1.0, timeout_ / 4));
   std::unique_lock<std::mutex> lock(mutex_);
@@ -41,11 +45,13 @@ void Watchdog::watch() {
     const double stuck =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count();
     if (stuck > timeout_) {
-      spdlog::critical("watchdog: rank {} has been in '{}' of step {} for {:.0f} s "
-                       "(timeout {:g} s); ending the job",
-                       rank_ >= 0 ? std::to_string(rank_) : std::string("(not known yet)"), phase_,
-                       step_, stuck, timeout_);
-      spdlog::default_logger()->flush();
+      logging::critical(
+          "watchdog: rank {} has been in '{}' of step {} for {:.0f} s "
+          "(timeout {:g} s); ending the job",
+          rank_ >= 0 ? std::to_string(rank_) : std::string("(not known yet)"), phase_, step_, stuck,
+          timeout_);
+      logging::flush();
+      if (on_timeout_) on_timeout_();
       std::_Exit(kExitWatchdog);
     }
   }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -20,6 +21,9 @@ class Watchdog {
   // `phase` must be a string literal (kept by pointer).
   void beat(int64_t step, const char* phase);
   void beat(const char* phase);  // the same step
+  // Runs on the watchdog's thread when it fires, before the process exits:
+  // e.g. aborting the NCCL communicator, whose calls might otherwise hang.
+  void on_timeout(std::function<void()> action);
 
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -34,6 +38,7 @@ class Watchdog {
   bool stop_ = false;
   int64_t step_ = 0;
   const char* phase_ = "start-up";
+  std::function<void()> on_timeout_;
   std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
   std::thread thread_;
 };

@@ -60,7 +60,7 @@ struct BleuScore {
   double bp = 0;                   // brevity penalty
   int64_t sys_len = 0;
   int64_t ref_len = 0;
-  // e.g. "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.3.1"; set by
+  // e.g. "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"; set by
   // corpus_bleu and sentence_bleu (compute_bleu knows no reference count).
   std::string signature;
 };
@@ -81,7 +81,7 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
 BleuScore sentence_bleu(const std::string& hypothesis, const std::vector<std::string>& references,
                         const BleuOptions& options = sentence_bleu_defaults());
 
-// "nrefs:<n>|case:mixed|eff:no|tok:13a|smooth:exp|version:2.3.1"; floor and
+// "nrefs:<n>|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"; floor and
 // add-k show their value: "smooth:floor[0.10]".
 std::string bleu_signature(const BleuOptions& options, size_t num_references);
 

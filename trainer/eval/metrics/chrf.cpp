@@ -59,12 +59,7 @@ std::vector<NgramCounts> segment_ngrams(std::u32string_view line, const ChrfOpti
   return ngrams;
 }
 
-struct OrderStatistics {
-  int64_t hyp = 0;    // hypothesis n-grams
-  int64_t ref = 0;    // reference n-grams
-  int64_t match = 0;  // hypothesis n-grams in the reference, clipped
-};
-using ChrfStatistics = std::vector<OrderStatistics>;  // per order
+using ChrfStatistics = std::vector<ChrfOrderStatistics>;  // per order
 
 // CHRF._compute_f_score.
 double f_score(const ChrfStatistics& statistics, const ChrfOptions& options) {
@@ -72,7 +67,7 @@ double f_score(const ChrfStatistics& statistics, const ChrfOptions& options) {
   const double factor = static_cast<double>(options.beta) * options.beta;
   double eps_score = 0.0, avg_prec = 0.0, avg_rec = 0.0;
   int effective_order = 0;
-  for (const OrderStatistics& order : statistics) {
+  for (const ChrfOrderStatistics& order : statistics) {
     const double prec = order.hyp > 0 ? static_cast<double>(order.match) / order.hyp : kEps;
     const double rec = order.ref > 0 ? static_cast<double>(order.match) / order.ref : kEps;
     const double denom = factor * prec + rec;
@@ -132,6 +127,7 @@ ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
   }
   ChrfScore result;
   result.score = f_score(corpus, options);
+  result.statistics = corpus;
   result.name = "chrF" + std::to_string(options.beta) + std::string(options.word_order, '+');
   result.signature = chrf_signature(options, references.size());
   return result;

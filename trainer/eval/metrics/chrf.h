@@ -23,6 +23,7 @@
 // order whose F is undefined counts 1e-16, and
 //   chrF = 100 * (1 / orders) * sum over orders of F_beta(P, R)
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,10 +38,20 @@ struct ChrfOptions {
   bool eps_smoothing = false;
 };
 
+// One order's n-grams, summed over the corpus (see above).
+struct ChrfOrderStatistics {
+  int64_t hyp = 0;    // hypothesis n-grams
+  int64_t ref = 0;    // reference n-grams
+  int64_t match = 0;  // hypothesis n-grams in the reference, clipped
+};
+
 struct ChrfScore {
-  double score = 0;       // 0..100
+  double score = 0;  // 0..100
+  // Character orders 1..char_order, then word orders 1..word_order: sacreBLEU's
+  // CHRF statistics (hyp, ref, match per order), summed over the segments.
+  std::vector<ChrfOrderStatistics> statistics;
   std::string name;       // "chrF2", "chrF2++": beta, then one '+' per word order
-  std::string signature;  // "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.3.1"
+  std::string signature;  // "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0"
 };
 
 // sacrebleu.corpus_chrf(hypotheses, references, ...): references[k][i] is the

@@ -1,0 +1,58 @@
+// The MPI control plane: the ranks of a job agreeing on small things (text,
+// numbers, failures) over MPI_COMM_WORLD, torch-free, so that the data tools,
+// the trainer's start-up and the evaluation job share it. Tensors travel
+// through trainer/distributed/ instead. One process when MPI is not
+// initialised (tests call library functions directly). Work is split by
+// contiguous ranges in rank order, so concatenating the ranks' outputs in
+// rank order gives what one process would have written.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace launch {
+
+class Ranks {
+ public:
+  Ranks();
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_main() const { return rank_ == 0; }
+
+  // This rank's [begin, end) of n items.
+  std::pair<int64_t, int64_t> range(int64_t n) const;
+  // Collective. Rank 0's `text` on every rank.
+  std::string broadcast(const std::string& text) const;
+  // Collective. Rank 0's `value` on every rank.
+  int64_t broadcast(int64_t value) const;
+  // Collective. Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
+  std::vector<std::string> gather(const std::string& text) const;
+  // Collective. Every rank's `text`, in rank order, on every rank.
+  std::vector<std::string> allgather(const std::string& text) const;
+  // Collective. True on every rank when `failed` is true on any.
+  bool any(bool failed) const;
+  void barrier() const;
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+// Runs `body` on every rank, then agrees: if it threw anywhere, it throws
+// everywhere — its own error on the rank that failed, a pointer to it on the
+// others — so that no rank waits forever in the next collective.
+template <typename Body>
+void together(const Ranks& ranks, Body&& body) {
+  std::string error;
+  try {
+    body();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (!ranks.any(!error.empty())) return;
+  throw std::runtime_error(error.empty() ? "another rank failed (its error is logged above)"
+                                         : error);
+}
+
+}  // namespace launch

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The GPU flavour's LibTorch: the PyPI torch wheel (a CUDA build, with its own
+# CUDA runtime, cuBLAS, cuDNN and NCCL as nvidia-* wheels) in a virtual
+# environment inside the project, .venv/torch. Idempotent: a second run checks
+# the installed version against the pin and returns.
+# Prints one line; the build finds the wheel through scripts/torch_prefix.sh
+# (CMAKE_PREFIX_PATH; CMake takes NCCL and the CUDA runtime from beside it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The range this project is built and tested against (torch 2.9 introduced the
+# precision API used for TF32; the upper bound is the newest release checked).
+pin='torch>=2.9,<2.16'
+venv=.venv/torch
+
+if [ -n "${TORCH_PYTHON:-}" ]; then  # a torch of your own (scripts/torch_prefix.sh)
+  "$TORCH_PYTHON" -c 'import sys, torch; print(f"setup: torch {torch.__version__} (CUDA {torch.version.cuda}) of {sys.executable}")'
+  exit 0
+fi
+
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" - "$pin" <<'PY' 2>/dev/null; then
+import sys
+from importlib.metadata import version
+from packaging.requirements import Requirement
+sys.exit(0 if Requirement(sys.argv[1]).specifier.contains(version("torch")) else 1)
+PY
+  "$venv/bin/python" -m pip install -q --upgrade pip packaging
+  "$venv/bin/python" -m pip install -q "$pin" numpy
+fi
+"$venv/bin/python" -c 'import torch; print(f"setup: PyPI torch {torch.__version__} (CUDA {torch.version.cuda}) in .venv/torch")'

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The LibTorch of a Python torch, for CMAKE_PREFIX_PATH: the torch package
+# directory (it holds lib/, include/ and share/cmake/Torch). Python: $TORCH_PYTHON,
+# else the project's .venv/torch (scripts/setup.sh --torch pypi).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python=${TORCH_PYTHON:-.venv/torch/bin/python}
+"$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))'

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The GPU flavour's build (scripts/build.sh --torch pypi), checked without a GPU:
+#   - CMake found CUDA and NCCL; the trainer links libnccl and contains the
+#     NCCL communicator; asking for NCCL on a CPU is a clear error;
+#   - one copy of the CUDA runtime and of NCCL: the trainer resolves
+#     libcudart and libnccl to the very files LibTorch's libtorch_cuda does;
+#   - no translation unit that sees LibTorch includes spdlog or an fmt header
+#     (LibTorch ships its own fmt; only launch/logging.cpp, torch-free, uses spdlog);
+#   - bringing your own NCCL (-DNCCL_INCLUDE_DIR/-DNCCL_LIBRARY) is honoured.
+# Skips (77) on a build without CUDA.
+# Usage: cuda_flavour.sh <build dir> <source dir>
+set -euo pipefail
+build=$(realpath "$1"); src=$(realpath "$2")
+if ! grep -q "^TRAINER_WITH_NCCL:BOOL=ON" "$build/CMakeCache.txt" || ! grep -q "libtorch_cuda" \
+    <<<"$(ldd "$build/bin/trainer")"; then
+  echo "SKIP: $build is not the CUDA flavour (scripts/build.sh --torch pypi builds it)"
+  exit 77
+fi
+fail() { echo "FAIL: $1"; exit 1; }
+
+# (grep reads whole outputs: `cmd | grep -q` can fail under pipefail when grep exits early)
+grep -q "distributed::NcclCommunicator::iallreduce_sum" <<<"$(nm -C "$build/bin/trainer")" ||
+  fail "the trainer does not contain the NCCL communicator"
+
+resolved() {  # <binary> <library name prefix> -> the file the loader picks
+  ldd "$1" | awk -v lib="$2" '$1 ~ "^"lib {print $3}'
+}
+torch_cuda=$(ldd "$build/bin/trainer" | awk '$1 ~ /^libtorch_cuda.so/ {print $3}')
+for lib in libcudart.so libnccl.so; do
+  ours=$(resolved "$build/bin/trainer" "$lib"); theirs=$(resolved "$torch_cuda" "$lib")
+  [ -n "$ours" ] || fail "the trainer does not link $lib"
+  [ "$(realpath "$ours")" = "$(realpath "$theirs")" ] ||
+    fail "two copies of $lib: the trainer loads $ours, LibTorch $theirs"
+  echo "one $lib: $(realpath "$ours")"
+done
+
+# Every translation unit compiled with LibTorch's include path, and the headers
+# it read: none may be spdlog's or the system's fmt (LibTorch's own fmt is its business).
+ninja -C "$build" -t deps > "$build/deps.txt"
+python3 - "$build" <<'PY' || fail "translation units with LibTorch and spdlog/fmt (listed above)"
+import json, re, sys
+build = sys.argv[1]
+torch_units = {e["output"] if "output" in e else re.search(r"-o (\S+)", e["command"]).group(1)
+               for e in json.load(open(f"{build}/compile_commands.json"))
+               if "torch/csrc/api/include" in e.get("command", " ".join(e.get("arguments", [])))}
+bad, unit = set(), None
+for line in open(f"{build}/deps.txt"):
+    if not line.startswith(" "):
+        unit = line.split(":")[0]
+        if "project_pch.dir" in unit:  # the torch targets' precompiled header
+            torch_units.add(unit)
+    elif unit in torch_units and ("/spdlog/" in line or "/usr/include/fmt/" in line):
+        bad.add(unit)
+print(f"{len(torch_units)} translation units see LibTorch")
+for u in sorted(bad):
+    print("  with spdlog/fmt:", u)
+sys.exit(1 if bad or not torch_units else 0)
+PY
+echo "no translation unit with LibTorch includes spdlog or fmt"
+
+work=$(mktemp -d /tmp/cuda-flavour.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+"$build/bin/prepare_data" --task copy --out "$work/data" --train-size 20 --valid-size 0 \
+  --test-size 0 >/dev/null
+if "$build/bin/trainer" --data.dir "$work/data" --run.out_dir "$work/runs" --dist.backend nccl \
+    > "$work/log" 2>&1; then
+  fail "trainer accepted dist.backend = nccl on a CPU"
+fi
+grep -q "dist.backend = nccl needs a CUDA device" "$work/log" || { cat "$work/log"; exit 1; }
+
+# Your own NCCL: the hints win (configure only).
+if [ -f /usr/local/cuda/include/nccl.h ]; then
+  own_nccl=$(ls /usr/local/cuda/lib64/libnccl.so* | head -1)
+  cmake -S "$src" -B "$work/own" -G Ninja -DCMAKE_PREFIX_PATH="$(grep '^CMAKE_PREFIX_PATH:' "$build/CMakeCache.txt" | cut -d= -f2)" \
+    -DNCCL_INCLUDE_DIR=/usr/local/cuda/include -DNCCL_LIBRARY="$own_nccl" -DBUILD_TESTING=OFF \
+    > "$work/own.log" 2>&1 || { tail -20 "$work/own.log"; fail "configure with your own NCCL"; }
+  grep -q "NCCL backend: ON ($own_nccl)" "$work/own.log" || { grep NCCL "$work/own.log"; fail "NCCL_LIBRARY not honoured"; }
+  echo "your own NCCL: honoured ($own_nccl)"
+fi
+echo "CUDA flavour build: OK"

@@ -1,0 +1,264 @@
+// Checkpoints on disk: what save writes (checked with sha256sum and by
+// reading the files back), `latest` and `best`, pruning to keep_last, leftovers
+// of a crash, and verification of damaged checkpoints against digests known
+// from outside the code.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/unit/error_message.h"
+#include "tests/unit/run_command.h"
+#include "tests/unit/temp_dir_test.h"
+#include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/optimizer_state.h"
+#include "trainer/checkpoint/state_dict.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using test_util::error_of;
+using test_util::expect_mentions;
+
+class Checkpoints : public test_util::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    torch::manual_seed(0);
+    // One Adam step, so that optimizer.pt holds moments.
+    linear_(torch::randn({4, 3})).sum().backward();
+    adam_.step();
+  }
+
+  std::string run() const { return (dir_ / "run").string(); }
+  fs::path checkpoints() const { return dir_ / "run" / "checkpoints"; }
+  std::string save(const checkpoint::Checkpoints& c, int64_t step) {
+    return c.save(step, *linear_, adam_, {{"step", step}});
+  }
+  // Names of the directories list() returns, oldest first.
+  static std::vector<std::string> names(const checkpoint::Checkpoints& c) {
+    std::vector<std::string> found;
+    for (const auto& path : c.list()) found.push_back(fs::path(path).filename().string());
+    return found;
+  }
+
+  torch::nn::Linear linear_{3, 2};
+  torch::optim::Adam adam_{linear_->parameters(), torch::optim::AdamOptions(1e-3)};
+};
+
+// Overwrites one byte in the middle of a file with its complement.
+void flip_byte(const fs::path& file) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  const auto middle = static_cast<std::streamoff>(fs::file_size(file) / 2);
+  f.seekg(middle);
+  const char byte = static_cast<char>(f.get());
+  f.seekp(middle);
+  f.put(static_cast<char>(~byte));
+}
+
+TEST_F(Checkpoints, SaveWritesTheFilesTheirDigestsAndLatest) {
+  const checkpoint::Checkpoints c(run());
+  const std::string dir = save(c, 12);
+  EXPECT_EQ(dir, (checkpoints() / "step_00000012").string());
+  for (const char* file : {"model.pt", "optimizer.pt", "state.json", "SHA256SUMS"})
+    EXPECT_TRUE(fs::is_regular_file(fs::path(dir) / file)) << file;
+  EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"),
+            "step_00000012");  // relative: the run can move
+
+  // Debian's sha256sum agrees with SHA256SUMS.
+  const auto check = test_util::run_command("cd '" + dir + "' && sha256sum -c SHA256SUMS");
+  EXPECT_EQ(check.status, 0) << check.output;
+  EXPECT_NE(check.output.find("model.pt: OK"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("optimizer.pt: OK"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("state.json: OK"), std::string::npos) << check.output;
+
+  // What was saved reads back: the state, the weights, the Adam moments.
+  EXPECT_EQ(checkpoint::read_checkpoint_state(dir), nlohmann::json({{"step", 12}}));
+  torch::nn::Linear weights(3, 2);
+  checkpoint::load_state_dict(*weights, dir + "/model.pt");
+  EXPECT_TRUE(torch::equal(weights->weight, linear_->weight));
+  EXPECT_TRUE(torch::equal(weights->bias, linear_->bias));
+  torch::optim::Adam adam(weights->parameters(), torch::optim::AdamOptions(1e-3));
+  checkpoint::load_optimizer_state(adam, *weights, dir + "/optimizer.pt");
+  const auto& state = static_cast<torch::optim::AdamParamState&>(*adam.state().begin()->second);
+  EXPECT_EQ(state.step(), 1);
+  EXPECT_EQ(adam.state().size(), 2u);
+}
+
+TEST_F(Checkpoints, PathOfAndListSortByStepNotByText) {
+  const checkpoint::Checkpoints c(run(), 10);
+  for (int64_t step : {100, 9, 10}) save(c, step);
+  EXPECT_EQ(names(c),
+            (std::vector<std::string>{"step_00000009", "step_00000010", "step_00000100"}));
+  EXPECT_EQ(c.path_of(10), fs::canonical(checkpoints() / "step_00000010").string());
+  EXPECT_EQ(c.resolve("latest"), c.path_of(10));  // the last saved, not the highest step
+}
+
+TEST_F(Checkpoints, ListSkipsLinksTemporariesAndOtherFiles) {
+  const checkpoint::Checkpoints c(run());
+  save(c, 1);
+  c.mark_best(c.path_of(1));
+  fs::create_directory(checkpoints() / ".tmp-step_00000002-77");
+  std::ofstream(checkpoints() / "notes.txt") << "not a checkpoint\n";
+  EXPECT_EQ(names(c), std::vector<std::string>{"step_00000001"});
+  EXPECT_TRUE(checkpoint::Checkpoints(dir_.string() + "/no-run").list().empty());
+}
+
+TEST_F(Checkpoints, KeepLastPrunesTheOldestButSparesTheBest) {
+  const checkpoint::Checkpoints c(run(), 2);
+  save(c, 1);
+  c.mark_best(c.path_of(1));
+  for (int64_t step = 2; step <= 5; ++step) save(c, step);
+  EXPECT_EQ(names(c),
+            (std::vector<std::string>{"step_00000001", "step_00000004", "step_00000005"}));
+  EXPECT_EQ(c.resolve("best"), c.path_of(1));
+  EXPECT_EQ(c.resolve("latest"), c.path_of(5));
+
+  c.mark_best(c.path_of(5));  // a new best: the old one is pruned at the next save
+  save(c, 6);
+  EXPECT_EQ(names(c),
+            (std::vector<std::string>{"step_00000004", "step_00000005", "step_00000006"}));
+  save(c, 7);
+  EXPECT_EQ(names(c),
+            (std::vector<std::string>{"step_00000005", "step_00000006", "step_00000007"}));
+}
+
+TEST_F(Checkpoints, SavingTheSameStepAgainReplacesIt) {
+  const checkpoint::Checkpoints c(run());
+  save(c, 3);
+  c.save(3, *linear_, adam_, {{"step", 3}, {"again", true}});
+  EXPECT_EQ(names(c), std::vector<std::string>{"step_00000003"});
+  EXPECT_EQ(checkpoint::read_checkpoint_state(c.path_of(3)).at("again"), true);
+}
+
+TEST_F(Checkpoints, ResolveNamesWhatIsMissing) {
+  const checkpoint::Checkpoints c(run());
+  expect_mentions(error_of([&] { c.resolve("latest"); }),
+                  {(checkpoints() / "latest").string(), "does not exist"});
+  save(c, 1);
+  expect_mentions(error_of([&] { c.resolve("best"); }), {(checkpoints() / "best").string()});
+  const std::string elsewhere = (dir_ / "elsewhere").string();
+  expect_mentions(error_of([&] { c.resolve(elsewhere); }), {elsewhere, "does not exist"});
+  EXPECT_EQ(c.resolve(c.path_of(1)), c.path_of(1));
+}
+
+TEST_F(Checkpoints, RemoveTemporariesRemovesOnlyDotNamedLeftovers) {
+  const checkpoint::Checkpoints c(run());
+  save(c, 1);
+  fs::create_directories(checkpoints() / ".tmp-step_00000002-4242");
+  std::ofstream(checkpoints() / ".tmp-step_00000002-4242" / "model.pt") << "half written";
+  fs::create_directory_symlink("step_00000001", checkpoints() / ".latest-4242");
+  c.remove_temporaries();
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(checkpoints()))
+    left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"latest", "step_00000001"}));
+  checkpoint::Checkpoints(dir_.string() + "/no-run")
+      .remove_temporaries();  // no directory: nothing to do
+}
+
+// (The earlier checkpoints staying intact is tests/resume/checkpoint_faults.sh's
+// unwritable directory, which needs a user that permissions apply to.)
+TEST_F(Checkpoints, AFailedSaveNamesStepAndDirectory) {
+  fs::create_directories(dir_ / "run");
+  std::ofstream(checkpoints()) << "a file where the checkpoint directory belongs";
+  const checkpoint::Checkpoints c(run());
+  expect_mentions(error_of([&] { save(c, 7); }),
+                  {"saving the checkpoint of step 7 in " + checkpoints().string(),
+                   "failed (earlier checkpoints are untouched)"});
+}
+
+// A checkpoint directory written by the test: digests of "abc" and "" are the
+// FIPS 180-2 example and the empty string's; state.json's comes from sha256sum.
+class HandWrittenCheckpoint : public test_util::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    std::ofstream(dir_ / "model.pt") << "abc";
+    std::ofstream(dir_ / "optimizer.pt");
+    std::ofstream(dir_ / "state.json") << "{\"step\": 4}\n";
+    const auto digest =
+        test_util::run_command("sha256sum '" + (dir_ / "state.json").string() + "'");
+    ASSERT_EQ(digest.status, 0) << digest.output;
+    state_sha_ = digest.output.substr(0, 64);
+  }
+  void write_sums(const std::vector<std::string>& lines) const {
+    std::ofstream sums(dir_ / "SHA256SUMS");
+    for (const auto& line : lines) sums << line << "\n";
+  }
+  std::string why_not() const {
+    std::string why;
+    EXPECT_FALSE(checkpoint::verify_checkpoint(dir_.string(), &why));
+    return why;
+  }
+  std::string model_line() const {
+    return "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  model.pt";
+  }
+  std::string optimizer_line() const {
+    return "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  optimizer.pt";
+  }
+  std::string state_line() const { return state_sha_ + "  state.json"; }
+
+  std::string state_sha_;
+};
+
+TEST_F(HandWrittenCheckpoint, VerifiesAgainstKnownDigests) {
+  write_sums({model_line(), optimizer_line(), state_line()});
+  std::string why;
+  EXPECT_TRUE(checkpoint::verify_checkpoint(dir_.string(), &why)) << why;
+  EXPECT_EQ(checkpoint::read_checkpoint_state(dir_.string()), nlohmann::json({{"step", 4}}));
+}
+
+TEST_F(HandWrittenCheckpoint, AChangedByteIsNamed) {
+  write_sums({model_line(), optimizer_line(), state_line()});
+  std::ofstream(dir_ / "model.pt") << "abd";
+  expect_mentions(why_not(), {(dir_ / "model.pt").string(), "does not match its SHA256SUMS entry"});
+}
+
+TEST_F(HandWrittenCheckpoint, AMissingFileIsNamed) {
+  write_sums({model_line(), optimizer_line(), state_line()});
+  fs::remove(dir_ / "optimizer.pt");
+  expect_mentions(why_not(), {(dir_ / "optimizer.pt").string(), "is missing"});
+}
+
+TEST_F(HandWrittenCheckpoint, MissingOrShortSumsAreRefused) {
+  expect_mentions(why_not(), {(dir_ / "SHA256SUMS").string(), "is missing"});
+  write_sums({model_line(), state_line()});  // optimizer.pt unchecked
+  expect_mentions(why_not(), {"SHA256SUMS lists 2 files, expected 3"});
+}
+
+TEST_F(HandWrittenCheckpoint, UnreadableStateIsNamed) {
+  std::ofstream(dir_ / "state.json") << "{\"step\": ";
+  expect_mentions(error_of([&] { checkpoint::read_checkpoint_state(dir_.string()); }),
+                  {(dir_ / "state.json").string()});
+  fs::remove(dir_ / "state.json");
+  expect_mentions(error_of([&] { checkpoint::read_checkpoint_state(dir_.string()); }),
+                  {"cannot read", (dir_ / "state.json").string()});
+}
+
+// A checkpoint that save wrote, damaged afterwards: verification fails and so
+// does sha256sum -c.
+TEST_F(Checkpoints, ADamagedSavedCheckpointFailsVerification) {
+  const checkpoint::Checkpoints c(run());
+  const std::string dir = save(c, 6);
+  std::string why;
+  ASSERT_TRUE(checkpoint::verify_checkpoint(dir, &why)) << why;
+  flip_byte(fs::path(dir) / "model.pt");
+  EXPECT_FALSE(checkpoint::verify_checkpoint(dir, &why));
+  expect_mentions(why, {dir + "/model.pt", "does not match"});
+  EXPECT_NE(test_util::run_command("cd '" + dir + "' && sha256sum --quiet -c SHA256SUMS").status,
+            0);
+
+  const std::string truncated = save(c, 7);
+  fs::resize_file(fs::path(truncated) / "optimizer.pt",
+                  fs::file_size(fs::path(truncated) / "optimizer.pt") - 100);
+  EXPECT_FALSE(checkpoint::verify_checkpoint(truncated, &why));
+  expect_mentions(why, {truncated + "/optimizer.pt", "does not match"});
+}
+
+}  // namespace

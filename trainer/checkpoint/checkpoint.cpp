@@ -1,0 +1,178 @@
+#include "trainer/checkpoint/checkpoint.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+#include "data_pipeline/sha256.h"
+#include "trainer/checkpoint/optimizer_state.h"
+#include "trainer/checkpoint/state_dict.h"
+
+namespace checkpoint {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kFiles[] = {"model.pt", "optimizer.pt", "state.json"};
+
+std::string step_name(int64_t step) {
+  std::ostringstream name;
+  name << "step_" << std::setw(8) << std::setfill('0') << step;
+  return name.str();
+}
+
+// Flushes a file's or directory's contents to disk.
+void fsync_path(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot fsync " + path.string());
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
+Checkpoints::Checkpoints(std::string run_dir, int64_t keep_last)
+    : dir_((fs::path(run_dir) / "checkpoints").string()),
+      keep_last_(std::max<int64_t>(1, keep_last)) {}
+
+std::string Checkpoints::save(int64_t step, const torch::nn::Module& model,
+                              torch::optim::Adam& optimizer, const nlohmann::json& state) const {
+  const fs::path final_dir = fs::path(dir_) / step_name(step);
+  const fs::path tmp =
+      fs::path(dir_) / (".tmp-" + step_name(step) + "-" + std::to_string(::getpid()));
+  try {
+    fs::create_directories(dir_);
+    fs::remove_all(tmp);
+    fs::create_directory(tmp);
+    save_state_dict(model, (tmp / "model.pt").string());
+    save_optimizer_state(optimizer, model, (tmp / "optimizer.pt").string());
+    std::ofstream(tmp / "state.json") << state.dump(2) << "\n";
+    {
+      std::ofstream sums(tmp / "SHA256SUMS");
+      for (const char* file : kFiles) sums << data::sha256_file(tmp / file) << "  " << file << "\n";
+      if (!sums.flush()) throw std::runtime_error("cannot write " + (tmp / "SHA256SUMS").string());
+    }
+    for (const auto& entry : fs::directory_iterator(tmp)) fsync_path(entry.path());
+    fsync_path(tmp);
+    if (fs::exists(final_dir)) fs::remove_all(final_dir);  // the same step saved again
+    fs::rename(tmp, final_dir);
+    point_link("latest", final_dir);
+  } catch (const std::exception& e) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    throw std::runtime_error("saving the checkpoint of step " + std::to_string(step) + " in " +
+                             dir_ + " failed (earlier checkpoints are untouched): " + e.what());
+  }
+
+  // Prune all but the newest keep_last, sparing the best one.
+  const std::string best = resolve_link("best");
+  auto all = list();
+  all.erase(std::remove(all.begin(), all.end(), best), all.end());
+  for (size_t i = 0; i + keep_last_ < all.size(); ++i) fs::remove_all(all[i]);
+  return final_dir.string();
+}
+
+void Checkpoints::mark_best(const std::string& checkpoint_dir) const {
+  point_link("best", checkpoint_dir);
+}
+
+void Checkpoints::remove_temporaries() const {
+  if (!fs::is_directory(dir_)) return;
+  for (const auto& entry : fs::directory_iterator(dir_))
+    if (entry.path().filename().string().rfind(".", 0) == 0) fs::remove_all(entry.path());
+}
+
+// <dir>/<name> -> target's directory name, swapped in with one rename.
+void Checkpoints::point_link(const std::string& name, const fs::path& target) const {
+  const fs::path link_tmp = fs::path(dir_) / ("." + name + "-" + std::to_string(::getpid()));
+  fs::remove(link_tmp);
+  fs::create_directory_symlink(target.filename(), link_tmp);
+  fs::rename(link_tmp, fs::path(dir_) / name);
+  fsync_path(dir_);
+}
+
+// The canonical directory <dir>/<name> points to, "" when there is none.
+std::string Checkpoints::resolve_link(const std::string& name) const {
+  std::error_code error;
+  const fs::path target = fs::canonical(fs::path(dir_) / name, error);
+  return error ? "" : target.string();
+}
+
+std::string Checkpoints::path_of(int64_t step) const {
+  return fs::weakly_canonical(fs::path(dir_) / step_name(step)).string();
+}
+
+std::vector<std::string> Checkpoints::list() const {
+  std::vector<std::string> found;
+  if (!fs::is_directory(dir_)) return found;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && !entry.is_symlink() && name.rfind("step_", 0) == 0)
+      found.push_back(fs::canonical(entry.path()).string());
+  }
+  std::sort(found.begin(), found.end());  // zero-padded step numbers sort in order
+  return found;
+}
+
+std::string Checkpoints::resolve(const std::string& which) const {
+  if (which == "latest" || which == "best") {
+    const std::string target = resolve_link(which);
+    if (target.empty())
+      throw std::runtime_error("no checkpoint: " + (fs::path(dir_) / which).string() +
+                               " does not exist");
+    return target;
+  }
+  if (!fs::is_directory(which))
+    throw std::runtime_error("checkpoint directory " + which + " does not exist");
+  return which;
+}
+
+bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
+  std::ifstream sums(fs::path(checkpoint_dir) / "SHA256SUMS");
+  if (!sums) {
+    *why = checkpoint_dir + "/SHA256SUMS is missing";
+    return false;
+  }
+  std::string hash, file;
+  int checked = 0;
+  while (sums >> hash >> file) {
+    const fs::path path = fs::path(checkpoint_dir) / file;
+    if (!fs::exists(path)) {
+      *why = path.string() + " is missing";
+      return false;
+    }
+    if (data::sha256_file(path) != hash) {
+      *why = path.string() + " does not match its SHA256SUMS entry";
+      return false;
+    }
+    ++checked;
+  }
+  if (checked != static_cast<int>(std::size(kFiles))) {
+    *why = checkpoint_dir + "/SHA256SUMS lists " + std::to_string(checked) + " files, expected " +
+           std::to_string(std::size(kFiles));
+    return false;
+  }
+  return true;
+}
+
+nlohmann::json read_checkpoint_state(const std::string& checkpoint_dir) {
+  const fs::path path = fs::path(checkpoint_dir) / "state.json";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path.string() + ": " + e.what());
+  }
+}
+
+}  // namespace checkpoint

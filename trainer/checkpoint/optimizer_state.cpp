@@ -1,0 +1,70 @@
+#include "trainer/checkpoint/optimizer_state.h"
+
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+
+#include "trainer/checkpoint/state_dict.h"
+
+namespace checkpoint {
+namespace {
+
+// The optimizer's state is keyed by the parameter's TensorImpl: as a pointer
+// (LibTorch ≥ 2.4) or as its printed address (1.13).
+using StateKey = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
+
+template <typename Key = StateKey>
+Key key_of(const torch::Tensor& param) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream address;
+    address << param.unsafeGetTensorImpl();
+    return address.str();
+  } else {
+    return static_cast<Key>(param.unsafeGetTensorImpl());
+  }
+}
+
+}  // namespace
+
+void save_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
+                          const std::string& path) {
+  NamedTensors tensors;
+  auto& states = optimizer.state();
+  for (const auto& p : model.named_parameters()) {
+    const auto it = states.find(key_of(p.value()));
+    if (it == states.end()) continue;
+    const auto& s = static_cast<const torch::optim::AdamParamState&>(*it->second);
+    tensors.emplace_back(p.key() + ".exp_avg", s.exp_avg());
+    tensors.emplace_back(p.key() + ".exp_avg_sq", s.exp_avg_sq());
+    tensors.emplace_back(p.key() + ".step", torch::tensor(static_cast<int64_t>(s.step())));
+  }
+  save_tensors(tensors, path);
+}
+
+void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
+                          const std::string& path) {
+  std::map<std::string, torch::Tensor> saved = load_tensors(path);
+  const auto take = [&](const std::string& name, const torch::Tensor& param) {
+    const auto it = saved.find(name);
+    if (it == saved.end()) throw std::runtime_error(path + ": '" + name + "' is missing");
+    torch::Tensor t = it->second;
+    saved.erase(it);
+    if (param.defined() && !t.sizes().equals(param.sizes()))
+      throw std::runtime_error(path + ": '" + name + "' does not have its parameter's shape");
+    return param.defined() ? t.to(param.device(), param.scalar_type()).contiguous() : t;
+  };
+  auto& states = optimizer.state();
+  states.clear();
+  for (const auto& p : model.named_parameters()) {
+    if (!saved.count(p.key() + ".step")) continue;  // not stepped yet
+    auto s = std::make_unique<torch::optim::AdamParamState>();
+    s->step(take(p.key() + ".step", {}).item<int64_t>());
+    s->exp_avg(take(p.key() + ".exp_avg", p.value()));
+    s->exp_avg_sq(take(p.key() + ".exp_avg_sq", p.value()));
+    states[key_of(p.value())] = std::move(s);
+  }
+  if (!saved.empty())
+    throw std::runtime_error(path + ": '" + saved.begin()->first + "' belongs to no parameter");
+}
+
+}  // namespace checkpoint

@@ -1,0 +1,72 @@
+#include "trainer/checkpoint/state_dict.h"
+
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace checkpoint {
+
+namespace {
+
+std::vector<std::pair<std::string, torch::Tensor>> named_state(const torch::nn::Module& module) {
+  std::vector<std::pair<std::string, torch::Tensor>> state;
+  for (const auto& p : module.named_parameters()) state.emplace_back(p.key(), p.value());
+  for (const auto& b : module.named_buffers()) state.emplace_back(b.key(), b.value());
+  return state;
+}
+
+std::string shape_of(const torch::Tensor& t) {
+  std::ostringstream out;
+  out << t.sizes();
+  return out.str();
+}
+
+}  // namespace
+
+void save_tensors(const NamedTensors& tensors, const std::string& path) {
+  c10::Dict<std::string, torch::Tensor> dict;
+  for (const auto& [name, tensor] : tensors) dict.insert(name, tensor.detach().cpu());
+  const std::vector<char> bytes = torch::pickle_save(dict);
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out.flush()) throw std::runtime_error("cannot write " + path);
+}
+
+std::map<std::string, torch::Tensor> load_tensors(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+  std::map<std::string, torch::Tensor> tensors;
+  try {
+    for (const auto& entry : torch::pickle_load(bytes).toGenericDict())
+      tensors.emplace(entry.key().toStringRef(), entry.value().toTensor());
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": not a dict of tensors (" + e.what_without_backtrace() + ")");
+  }
+  return tensors;
+}
+
+void save_state_dict(const torch::nn::Module& module, const std::string& path) {
+  save_tensors(named_state(module), path);
+}
+
+void load_state_dict(torch::nn::Module& module, const std::string& path) {
+  std::map<std::string, torch::Tensor> saved = load_tensors(path);
+  torch::NoGradGuard no_grad;
+  for (auto& [name, tensor] : named_state(module)) {
+    const auto it = saved.find(name);
+    if (it == saved.end()) throw std::runtime_error(path + ": tensor '" + name + "' is missing");
+    if (!it->second.sizes().equals(tensor.sizes()))
+      throw std::runtime_error(path + ": tensor '" + name + "' has shape " + shape_of(it->second) +
+                               ", the model expects " + shape_of(tensor));
+    tensor.copy_(it->second);
+    saved.erase(it);
+  }
+  if (!saved.empty())
+    throw std::runtime_error(path + ": tensor '" + saved.begin()->first +
+                             "' is not part of the model");
+}
+
+}  // namespace checkpoint

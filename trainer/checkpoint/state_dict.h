@@ -1,0 +1,29 @@
+// Model weights as a state dict {name: tensor} in a file that Python reads:
+//
+//   import torch; sd = torch.load("model.pt")   # dict of tensors, Debian python3-torch
+//
+// (torch::pickle_save writes the format of Python's torch.save.)
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace checkpoint {
+
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
+
+// {name: tensor} as CPU tensors, in the format of Python's torch.save.
+void save_tensors(const NamedTensors& tensors, const std::string& path);
+// Throws naming the file when it cannot be read or is not such a dict.
+std::map<std::string, torch::Tensor> load_tensors(const std::string& path);
+
+void save_state_dict(const torch::nn::Module& module, const std::string& path);
+
+// Copies every parameter and buffer of `module` from the file. A missing or
+// extra name, or a shape that differs, is an error naming the tensor and the file.
+void load_state_dict(torch::nn::Module& module, const std::string& path);
+
+}  // namespace checkpoint

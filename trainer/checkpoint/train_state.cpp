@@ -1,0 +1,55 @@
+#include "trainer/checkpoint/train_state.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace checkpoint {
+
+nlohmann::json CheckpointState::to_json() const {
+  const TrainState& t = train;
+  const LogWindowSums& w = t.log_window;
+  return {{"step", t.step},
+          {"epoch", t.epoch},
+          {"cursor", t.cursor},
+          {"best_valid_loss",
+           std::isfinite(t.best_valid_loss) ? nlohmann::json(t.best_valid_loss) : nlohmann::json()},
+          {"checks_without_improvement", t.checks_without_improvement},
+          {"log_window",
+           {{"smoothed", w.smoothed},
+            {"nll", w.nll},
+            {"tokens", w.tokens},
+            {"grad_norm", w.grad_norm},
+            {"steps", w.steps}}},
+          {"world_size", run.world_size},
+          {"accum_steps", run.accum_steps},
+          {"dataset_manifest_sha256", run.dataset_manifest_sha256},
+          {"random_state",
+           "none needed: data order from (run.seed, epoch), dropout from "
+           "(run.seed, step, micro-batch)"},
+          {"config", run.config_toml}};
+}
+
+CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
+  CheckpointState s;
+  try {
+    TrainState& t = s.train;
+    t.step = j.at("step");
+    t.epoch = j.at("epoch");
+    t.cursor = j.at("cursor");
+    t.best_valid_loss = j.at("best_valid_loss").is_null() ? std::numeric_limits<double>::infinity()
+                                                          : j.at("best_valid_loss").get<double>();
+    t.checks_without_improvement = j.at("checks_without_improvement");
+    const nlohmann::json& w = j.at("log_window");
+    t.log_window = {w.at("smoothed"), w.at("nll"), w.at("tokens"), w.at("grad_norm"),
+                    w.at("steps")};
+    s.run.world_size = j.at("world_size");
+    s.run.accum_steps = j.at("accum_steps");
+    s.run.dataset_manifest_sha256 = j.at("dataset_manifest_sha256");
+    s.run.config_toml = j.at("config");
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("state.json: ") + e.what());
+  }
+  return s;
+}
+
+}  // namespace checkpoint

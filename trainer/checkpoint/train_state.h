@@ -1,0 +1,52 @@
+// A run's resume state: what a checkpoint's state.json holds. This is the
+// only place that names its keys: saving writes it, resuming and the
+// evaluation job read it.
+//
+//   step, epoch, cursor       the position: `step` steps done, the next global
+//                             batch is number `cursor` of `epoch`
+//   best_valid_loss, checks_without_improvement   validation history
+//   log_window                sums of the open log interval, so a run resumed
+//                             mid-interval logs the same means
+//   world_size, accum_steps, dataset_manifest_sha256, config   what the run was
+//
+// No random-generator state: data order derives from (run.seed, epoch),
+// dropout from (run.seed, step, micro-batch).
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace checkpoint {
+
+// Sums over the steps of one log interval (updated steps only).
+struct LogWindowSums {
+  double smoothed = 0, nll = 0, tokens = 0, grad_norm = 0;
+  int64_t steps = 0;
+};
+
+struct TrainState {
+  int64_t step = 0, epoch = 0, cursor = 0;
+  double best_valid_loss = std::numeric_limits<double>::infinity();
+  int64_t checks_without_improvement = 0;
+  LogWindowSums log_window;
+};
+
+// What the checkpoint was trained as (checked when resuming).
+struct RunIdentity {
+  int64_t world_size = 1, accum_steps = 1;
+  std::string dataset_manifest_sha256;
+  std::string config_toml;  // the resolved config
+};
+
+struct CheckpointState {
+  TrainState train;
+  RunIdentity run;
+
+  nlohmann::json to_json() const;
+  // Throws naming the missing or mistyped key.
+  static CheckpointState from_json(const nlohmann::json& j);
+};
+
+}  // namespace checkpoint

@@ -1,0 +1,48 @@
+// Collective operations across the ranks of a job, on whole tensors.
+//
+// Backends: MPI for CPU tensors (mpi_communicator.h, always built) and NCCL
+// for CUDA tensors (nccl_communicator.h, built when CUDA and NCCL are found).
+// make_communicator() picks one for the training device.
+//
+// Every rank must issue the same collectives in the same order; that includes
+// the non-blocking ones (GradSync launches its buckets in a fixed order).
+#pragma once
+#include <memory>
+
+#include <torch/torch.h>
+
+namespace distributed {
+
+// A collective in flight. Its tensor must stay alive and untouched until wait().
+class Work {
+ public:
+  virtual ~Work() = default;
+  // True once complete. Also drives progress: MPI moves non-blocking
+  // collectives forward only inside MPI calls, so poll while computing.
+  virtual bool test() = 0;
+  virtual void wait() = 0;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int world_size() const = 0;
+  virtual const char* backend() const = 0;  // "mpi" | "nccl"
+
+  // In place: tensor = sum over ranks (contiguous; float, double, int32, int64, uint8).
+  virtual void allreduce_sum(torch::Tensor& tensor) = 0;
+  // The same, started now and finished by Work::wait().
+  virtual std::unique_ptr<Work> iallreduce_sum(torch::Tensor& tensor) = 0;
+  // In place: every rank gets rank `root`'s tensor.
+  virtual void broadcast(torch::Tensor& tensor, int root) = 0;
+  // [world_size, *local.shape]: row r is rank r's `local`.
+  virtual torch::Tensor allgather(const torch::Tensor& local) = 0;
+  virtual void barrier() = 0;
+  // Makes collectives in flight return (with an error) instead of hanging;
+  // safe to call from another thread (the watchdog). The communicator is
+  // unusable afterwards.
+  virtual void abort() {}
+};
+
+}  // namespace distributed

@@ -1,0 +1,34 @@
+#include "trainer/distributed/make_communicator.h"
+
+#include <stdexcept>
+
+#include "build_options.h"
+#include "trainer/distributed/mpi_communicator.h"
+#if TRAINER_WITH_NCCL
+#include "trainer/distributed/nccl_communicator.h"
+#endif
+
+namespace distributed {
+
+bool nccl_built() { return TRAINER_WITH_NCCL; }
+
+std::unique_ptr<Communicator> make_communicator(const std::string& backend,
+                                                const torch::Device& device) {
+  const std::string chosen = backend != "auto" ? backend : device.is_cuda() ? "nccl" : "mpi";
+  if (chosen == "mpi") return std::make_unique<MpiCommunicator>();
+  if (chosen == "nccl") {
+    if (!device.is_cuda())
+      throw std::invalid_argument("dist.backend = nccl needs a CUDA device; this rank has " +
+                                  device.str());
+#if TRAINER_WITH_NCCL
+    return std::make_unique<NcclCommunicator>(device.index());
+#else
+    throw std::invalid_argument(
+        "dist.backend = nccl: this binary was built without NCCL (CUDA/NCCL not found, or "
+        "-DTRAINER_WITH_NCCL=OFF)");
+#endif
+  }
+  throw std::invalid_argument("dist.backend: unknown backend '" + backend + "'");
+}
+
+}  // namespace distributed

@@ -1,0 +1,210 @@
+#include "trainer/distributed/nccl_communicator.h"
+
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <mpi.h>
+#include <nccl.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "launch/logging.h"
+
+namespace distributed {
+
+namespace {
+
+void check_cuda(cudaError_t status, const char* call) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA call ") + call +
+                             " failed: " + cudaGetErrorString(status));
+}
+
+void check_nccl(ncclResult_t status, const char* call) {
+  if (status != ncclSuccess)
+    throw std::runtime_error(std::string("NCCL call ") + call +
+                             " failed: " + ncclGetErrorString(status));
+}
+
+#define CUDA_CHECK(call) check_cuda((call), #call)
+#define NCCL_CHECK(call) check_nccl((call), #call)
+
+ncclDataType_t nccl_type(const torch::Tensor& t) {
+  switch (t.scalar_type()) {
+    case torch::kFloat: return ncclFloat32;
+    case torch::kDouble: return ncclFloat64;
+    case torch::kHalf: return ncclFloat16;
+    case torch::kBFloat16: return ncclBfloat16;
+    case torch::kLong: return ncclInt64;
+    case torch::kInt: return ncclInt32;
+    case torch::kByte: return ncclUint8;
+    default:
+      throw std::invalid_argument(std::string("NCCL collectives: unsupported dtype ") +
+                                  c10::toString(t.scalar_type()));
+  }
+}
+
+void check_tensor(const torch::Tensor& t, int device) {
+  if (!t.device().is_cuda() || t.device().index() != device || !t.is_contiguous())
+    throw std::invalid_argument("NCCL collectives need contiguous tensors on cuda:" +
+                                std::to_string(device));
+}
+
+// "2.30.7 (/path/to/libnccl.so.2)": the NCCL this process really loaded.
+std::string nccl_version() {
+  int code = 0;
+  NCCL_CHECK(ncclGetVersion(&code));
+  Dl_info info{};
+  const bool found = dladdr(reinterpret_cast<void*>(&ncclGetVersion), &info) != 0;
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
+         std::to_string(code % 100) + " (" + (found ? info.dli_fname : "?") + ")";
+}
+
+}  // namespace
+
+struct NcclCommunicator::State {
+  int device = 0;
+  ncclComm_t comm = nullptr;
+  c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/true);
+  std::atomic<bool> aborted{false};
+
+  cudaStream_t compute() const { return c10::cuda::getCurrentCUDAStream(device).stream(); }
+
+  // Before a collective: the communication stream waits for the compute
+  // stream's queued work, and `t`'s memory stays reserved until it is done.
+  void follow_compute(const torch::Tensor& t) const {
+    cudaEvent_t ready;
+    CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventRecord(ready, compute()));
+    CUDA_CHECK(cudaStreamWaitEvent(stream.stream(), ready, 0));
+    CUDA_CHECK(cudaEventDestroy(ready));
+    c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(), stream);
+  }
+  cudaEvent_t record_done() const {
+    cudaEvent_t done;
+    CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventRecord(done, stream.stream()));
+    return done;
+  }
+  // Raises NCCL's asynchronous error (a peer failed, a network error), after
+  // aborting the communicator so that nothing waits on it forever.
+  void check_async() {
+    if (aborted) throw std::runtime_error("the NCCL communicator was aborted");
+    ncclResult_t async = ncclSuccess;
+    NCCL_CHECK(ncclCommGetAsyncError(comm, &async));
+    if (async != ncclSuccess) {
+      abort();
+      throw std::runtime_error(std::string("NCCL asynchronous error: ") +
+                               ncclGetErrorString(async) + "; communicator aborted");
+    }
+  }
+  // The host waits for `event`, watching for NCCL errors meanwhile.
+  void host_wait(cudaEvent_t event) {
+    for (;;) {
+      const cudaError_t status = cudaEventQuery(event);
+      if (status == cudaSuccess) return;
+      if (status != cudaErrorNotReady) CUDA_CHECK(status);
+      check_async();
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+  void abort() {
+    if (!aborted.exchange(true)) ncclCommAbort(comm);
+  }
+};
+
+namespace {
+
+class NcclWork : public Work {
+ public:
+  NcclWork(std::shared_ptr<NcclCommunicator::State> state, cudaEvent_t done)
+      : state_(std::move(state)), done_(done) {}
+  ~NcclWork() override { cudaEventDestroy(done_); }
+  bool test() override {
+    const cudaError_t status = cudaEventQuery(done_);
+    if (status == cudaErrorNotReady) {
+      state_->check_async();
+      return false;
+    }
+    CUDA_CHECK(status);
+    return true;
+  }
+  // The compute stream waits for the collective; the host does not.
+  void wait() override { CUDA_CHECK(cudaStreamWaitEvent(state_->compute(), done_, 0)); }
+  // The host waits too (a result the host reads next).
+  void host_wait() { state_->host_wait(done_); }
+
+ private:
+  std::shared_ptr<NcclCommunicator::State> state_;
+  cudaEvent_t done_;
+};
+
+}  // namespace
+
+NcclCommunicator::NcclCommunicator(int device) {
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
+  c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device));
+  state_ = std::make_shared<State>();
+  state_->device = device;
+  ncclUniqueId id;
+  if (rank_ == 0) NCCL_CHECK(ncclGetUniqueId(&id));
+  MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
+  NCCL_CHECK(ncclCommInitRank(&state_->comm, world_size_, id, rank_));
+  logging::info("NCCL {} on cuda:{} (rank {} of {})", nccl_version(), device, rank_, world_size_);
+}
+
+NcclCommunicator::~NcclCommunicator() {
+  if (state_->aborted) return;
+  cudaStreamSynchronize(state_->stream.stream());
+  ncclCommDestroy(state_->comm);
+}
+
+void NcclCommunicator::allreduce_sum(torch::Tensor& tensor) { iallreduce_sum(tensor)->wait(); }
+
+std::unique_ptr<Work> NcclCommunicator::iallreduce_sum(torch::Tensor& tensor) {
+  check_tensor(tensor, state_->device);
+  state_->check_async();
+  state_->follow_compute(tensor);
+  NCCL_CHECK(ncclAllReduce(tensor.data_ptr(), tensor.data_ptr(), tensor.numel(), nccl_type(tensor),
+                           ncclSum, state_->comm, state_->stream.stream()));
+  return std::make_unique<NcclWork>(state_, state_->record_done());
+}
+
+void NcclCommunicator::broadcast(torch::Tensor& tensor, int root) {
+  check_tensor(tensor, state_->device);
+  state_->check_async();
+  state_->follow_compute(tensor);
+  NCCL_CHECK(ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.numel(), nccl_type(tensor),
+                           root, state_->comm, state_->stream.stream()));
+  NcclWork(state_, state_->record_done()).wait();
+}
+
+torch::Tensor NcclCommunicator::allgather(const torch::Tensor& local) {
+  const torch::Tensor send = local.contiguous();
+  check_tensor(send, state_->device);
+  std::vector<int64_t> shape{world_size_};
+  shape.insert(shape.end(), send.sizes().begin(), send.sizes().end());
+  torch::Tensor out = torch::empty(shape, send.options());
+  state_->check_async();
+  state_->follow_compute(send);
+  c10::cuda::CUDACachingAllocator::recordStream(out.storage().data_ptr(), state_->stream);
+  NCCL_CHECK(ncclAllGather(send.data_ptr(), out.data_ptr(), send.numel(), nccl_type(send),
+                           state_->comm, state_->stream.stream()));
+  NcclWork(state_, state_->record_done()).wait();
+  return out;
+}
+
+void NcclCommunicator::barrier() {
+  NcclWork(state_, state_->record_done()).host_wait();
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void NcclCommunicator::abort() { state_->abort(); }
+
+}  // namespace distributed

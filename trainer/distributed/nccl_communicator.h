@@ -1,0 +1,45 @@
+// Communicator over NCCL for contiguous CUDA tensors of this rank's device
+// (built only against a CUDA LibTorch with NCCL: TRAINER_WITH_NCCL).
+//
+//   - The NCCL unique id is created by rank 0 and sent to all ranks over MPI;
+//     the NCCL version and library in use are logged.
+//   - Collectives run on the communicator's own CUDA stream. Before each, that
+//     stream waits (on the GPU, not the host) for the work queued so far on
+//     the current stream, where LibTorch computes; the tensor is recorded on
+//     the communication stream, so the caching allocator does not reuse its
+//     memory early. After a non-blocking one, Work::wait() makes the current
+//     stream wait for it.
+//   - Every CUDA and NCCL call is checked; a host wait polls
+//     ncclCommGetAsyncError and aborts the communicator on an error (a peer
+//     that died) instead of hanging; abort() does the same for the watchdog.
+#pragma once
+#include "trainer/distributed/communicator.h"
+
+namespace distributed {
+
+class NcclCommunicator : public Communicator {
+ public:
+  explicit NcclCommunicator(int device);  // CUDA device index of this rank
+  ~NcclCommunicator() override;
+  int rank() const override { return rank_; }
+  int world_size() const override { return world_size_; }
+  const char* backend() const override { return "nccl"; }
+  void allreduce_sum(torch::Tensor& tensor) override;
+  std::unique_ptr<Work> iallreduce_sum(torch::Tensor& tensor) override;
+  void broadcast(torch::Tensor& tensor, int root) override;
+  torch::Tensor allgather(const torch::Tensor& local) override;
+  void barrier() override;
+  void abort() override;
+
+  NcclCommunicator(const NcclCommunicator&) = delete;
+  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+  struct State;  // NCCL and CUDA handles, shared with work in flight; kept out of this header
+
+ private:
+  std::shared_ptr<State> state_;
+  int rank_ = 0;
+  int world_size_ = 1;
+};
+
+}  // namespace distributed

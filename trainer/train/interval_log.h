@@ -1,0 +1,50 @@
+// The log interval: sums of the steps since the last log line, then the line
+// itself — the console (rank 0) and a row of <run>/metrics.jsonl:
+//
+//   step, epoch, loss, nll, ppl, lr, grad_norm, tokens_per_s,
+//   time_share {data, forward, backward, comm_wait, update} (mean over ranks),
+//   peak_rss_mb (max over ranks), elapsed_s, progress and eta_s (to train.max_steps)
+//
+// The sums travel in checkpoints (checkpoint::TrainState::log_window), so a run resumed
+// mid-interval logs the same means.
+#pragma once
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include <torch/torch.h>
+
+#include "trainer/checkpoint/train_state.h"
+#include "trainer/distributed/communicator.h"
+#include "trainer/train/metrics_log.h"
+#include "trainer/train/phase_timer.h"
+#include "trainer/train/step.h"
+
+namespace train {
+
+class IntervalLog {
+ public:
+  // metrics: rank 0's metrics.jsonl (null on other ranks). The run's progress
+  // is measured from (first_step, now) to max_steps (0: no percent, no ETA).
+  IntervalLog(std::unique_ptr<MetricsLog> metrics, int64_t first_step, int64_t max_steps);
+
+  void add(const StepResult& r);  // counts updated steps only
+  checkpoint::LogWindowSums& sums() { return sums_; }
+
+  // Collective: writes the line for the interval ending at `state.step` and
+  // starts the next interval.
+  void write(const checkpoint::TrainState& state, double lr,
+             const std::array<double, kNumPhases>& seconds, distributed::Communicator& comm,
+             const torch::Device& device);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  std::unique_ptr<MetricsLog> metrics_;
+  const int64_t first_step_, max_steps_;
+  const Clock::time_point run_start_ = Clock::now();
+  Clock::time_point start_ = Clock::now();
+  checkpoint::LogWindowSums sums_;
+};
+
+}  // namespace train

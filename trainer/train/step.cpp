@@ -1,0 +1,97 @@
+#include "trainer/train/step.h"
+
+#include <limits>
+
+#include "data_pipeline/random.h"
+
+namespace train {
+namespace {
+
+// Dropout masks depend on (seed, step, micro-batch part) only: the same part
+// of the same step draws the same masks whichever rank trains it, and a
+// resumed run needs no generator state to replay them.
+void seed_dropout(uint64_t seed, int64_t step, int64_t part) {
+  torch::manual_seed(data::mix_seed(data::mix_seed(seed, static_cast<uint64_t>(step)),
+                                    static_cast<uint64_t>(part)));
+}
+
+void set_learning_rate(torch::optim::Adam& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups())
+    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+}
+
+// Layout of the step's allreduce: loss sums and the flags every rank must agree on.
+enum StepSum { kSmoothed, kNll, kTokens, kPreempt, kSaveTime, kNumStepSums };
+
+}  // namespace
+
+TrainStep::TrainStep(Objective& objective, torch::optim::Adam& optimizer,
+                     distributed::GradSync& grad_sync, distributed::Communicator& comm,
+                     const LrSchedule& schedule, NumericsGuard& guard, PhaseTimer& phases,
+                     const torch::Device& device, Options options)
+    : objective_(objective),
+      optimizer_(optimizer),
+      grad_sync_(grad_sync),
+      comm_(comm),
+      schedule_(schedule),
+      guard_(guard),
+      phases_(phases),
+      device_(device),
+      options_(options) {}
+
+StepResult TrainStep::run(const data::LoadedStep& step, const std::function<StepFlags()>& flags) {
+  const int64_t n = step.plan.step;
+  grad_sync_.zero_grad();
+  auto sums = torch::zeros({kNumStepSums}, torch::dtype(torch::kDouble).device(device_));
+  const size_t parts = step.batches.size();
+  for (size_t a = 0; a < parts; ++a) {
+    data::Batch batch;
+    {
+      auto phase = phases_.enter(Phase::kData, n);
+      batch = step.batches[a].to(device_);
+    }
+    grad_sync_.prepare(a + 1 == parts);
+    if (batch.num_tgt_tokens == 0) continue;  // an empty part adds nothing
+    seed_dropout(options_.seed, n, step.plan.micro_batches[a].part);
+    LossSums s;
+    {
+      auto phase = phases_.enter(Phase::kForward, n);
+      runtime::AutocastScope autocast(options_.precision, device_);
+      s = objective_.loss(batch);
+    }
+    auto phase = phases_.enter(Phase::kBackward, n);
+    s.smoothed.backward();
+    sums[kSmoothed] += s.smoothed.detach().to(torch::kDouble);
+    sums[kNll] += s.nll.to(torch::kDouble);
+    sums[kTokens] += static_cast<double>(s.tokens);
+  }
+  const StepFlags mine = flags();
+  if (mine.preempt_requested) sums[kPreempt] += 1.0;
+  if (mine.save_time_due) sums[kSaveTime] += 1.0;
+
+  // The global batch: sum over ranks, divide once by its target tokens.
+  {
+    auto phase = phases_.enter(Phase::kCommWait, n);
+    grad_sync_.synchronize();  // first: the gradient buckets' collectives come in a fixed order
+    comm_.allreduce_sum(sums);
+    sums = sums.cpu();
+  }
+  auto phase = phases_.enter(Phase::kUpdate, n);
+  StepResult r;
+  r.smoothed_sum = sums[kSmoothed].item<double>();
+  r.nll_sum = sums[kNll].item<double>();
+  r.tokens = sums[kTokens].item<double>();
+  r.preempt = sums[kPreempt].item<double>() > 0;
+  r.save_due = sums[kSaveTime].item<double>() > 0;
+  const double max_norm =
+      options_.clip_norm > 0 ? options_.clip_norm : std::numeric_limits<double>::infinity();
+  r.grad_norm = grad_sync_.scale_and_clip(r.tokens, max_norm);
+  r.updated = guard_.accept(n, r.smoothed_sum / r.tokens, r.grad_norm);
+  if (r.updated) {
+    set_learning_rate(optimizer_, schedule_.at(n));
+    optimizer_.step();
+  }
+  return r;
+}
+
+}  // namespace train

@@ -1,0 +1,72 @@
+// One optimizer step on one global batch (docs/DESIGN.md, "the global batch"):
+//
+//   for each of this rank's micro-batches: forward, loss sum, backward
+//     (gradients add up; during the last one GradSync allreduces the
+//     gradient buckets as they fill)
+//   wait for the gradient buckets; allreduce the loss and token sums together
+//     with the flags every rank must agree on (preemption, a timed save)
+//   gradients /= target tokens of the whole global batch   (exactly once)
+//   clip by global norm; skip the update if loss or norm is not finite;
+//     else the scheduled learning rate, Adam step
+#pragma once
+#include <cstdint>
+#include <functional>
+
+#include <torch/torch.h>
+
+#include "data_pipeline/loader/prefetcher.h"
+#include "trainer/distributed/communicator.h"
+#include "trainer/distributed/grad_sync.h"
+#include "trainer/runtime/precision.h"
+#include "trainer/train/lr_schedule.h"
+#include "trainer/train/numerics_guard.h"
+#include "trainer/train/objective.h"
+#include "trainer/train/phase_timer.h"
+
+namespace train {
+
+// The step's outcome, the same on every rank.
+struct StepResult {
+  double smoothed_sum = 0;  // label-smoothed loss summed over the global batch
+  double nll_sum = 0;       // negative log-likelihood, summed
+  double tokens = 0;        // target tokens (examples for classification) of the global batch
+  double grad_norm = 0;     // before clipping
+  bool updated = false;     // false: skipped, loss or gradient norm not finite
+  bool preempt = false;     // some rank received a preemption signal
+  bool save_due = false;    // rank 0's clock says a timed checkpoint is due
+};
+
+// What a rank brings to the step besides the batch: its own flags, agreed on in the step.
+struct StepFlags {
+  bool preempt_requested = false;
+  bool save_time_due = false;
+};
+
+class TrainStep {
+ public:
+  struct Options {
+    uint64_t seed = 0;     // dropout masks derive from (seed, step, part)
+    double clip_norm = 0;  // 0: no clipping
+    runtime::Precision precision = runtime::Precision::kFp32;
+  };
+  TrainStep(Objective& objective, torch::optim::Adam& optimizer, distributed::GradSync& grad_sync,
+            distributed::Communicator& comm, const LrSchedule& schedule, NumericsGuard& guard,
+            PhaseTimer& phases, const torch::Device& device, Options options);
+
+  // Collective: every rank calls it with its own micro-batches of the same
+  // step. `flags` is asked just before the step's allreduce.
+  StepResult run(const data::LoadedStep& step, const std::function<StepFlags()>& flags);
+
+ private:
+  Objective& objective_;
+  torch::optim::Adam& optimizer_;
+  distributed::GradSync& grad_sync_;
+  distributed::Communicator& comm_;
+  const LrSchedule& schedule_;
+  NumericsGuard& guard_;
+  PhaseTimer& phases_;
+  const torch::Device device_;
+  const Options options_;
+};
+
+}  // namespace train
