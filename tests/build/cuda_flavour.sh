@@ -3,7 +3,8 @@
 #   - CMake found CUDA and NCCL; the trainer links libnccl and contains the
 #     NCCL communicator; asking for NCCL on a CPU is a clear error;
 #   - one copy of the CUDA runtime and of NCCL: the trainer resolves
-#     libcudart and libnccl to the very files LibTorch's libtorch_cuda does;
+#     libcudart and libnccl to the very files LibTorch's libtorch_cuda does,
+#     also when LD_LIBRARY_PATH names a CUDA toolkit's libraries;
 #   - no translation unit that sees LibTorch includes spdlog or an fmt header
 #     (LibTorch ships its own fmt; only launch/logging.cpp, torch-free, uses spdlog);
 #   - bringing your own NCCL (-DNCCL_INCLUDE_DIR/-DNCCL_LIBRARY) is honoured.
@@ -26,12 +27,17 @@ resolved() {  # <binary> <library name prefix> -> the file the loader picks
   ldd "$1" | awk -v lib="$2" '$1 ~ "^"lib {print $3}'
 }
 torch_cuda=$(ldd "$build/bin/trainer" | awk '$1 ~ /^libtorch_cuda.so/ {print $3}')
-for lib in libcudart.so libnccl.so; do
-  ours=$(resolved "$build/bin/trainer" "$lib"); theirs=$(resolved "$torch_cuda" "$lib")
-  [ -n "$ours" ] || fail "the trainer does not link $lib"
-  [ "$(realpath "$ours")" = "$(realpath "$theirs")" ] ||
-    fail "two copies of $lib: the trainer loads $ours, LibTorch $theirs"
-  echo "one $lib: $(realpath "$ours")"
+# Also with a CUDA toolkit first in LD_LIBRARY_PATH, as a cluster's CUDA module sets it.
+toolkit_lib=$(dirname "$(ls /usr/local/cuda/lib64/libcudart.so.* 2> /dev/null | head -1)")
+for path in "${LD_LIBRARY_PATH:-}" "$toolkit_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; do
+  for lib in libcudart.so libnccl.so; do
+    ours=$(LD_LIBRARY_PATH=$path resolved "$build/bin/trainer" "$lib")
+    theirs=$(LD_LIBRARY_PATH=$path resolved "$torch_cuda" "$lib")
+    [ -n "$ours" ] || fail "the trainer does not link $lib"
+    [ "$(realpath "$ours")" = "$(realpath "$theirs")" ] ||
+      fail "two copies of $lib (LD_LIBRARY_PATH=$path): the trainer loads $ours, LibTorch $theirs"
+    echo "one $lib (LD_LIBRARY_PATH=$path): $(realpath "$ours")"
+  done
 done
 
 # Every translation unit compiled with LibTorch's include path, and the headers
