@@ -18,12 +18,6 @@
 #SBATCH --requeue                # the job may be requeued (by this script, or by Slurm on preemption)
 #SBATCH --signal=B:USR1@300      # USR1 to this script 5 minutes before the time limit
 set -euo pipefail
-(($# >= 2)) || { echo "usage: sbatch slurm/train.sh CONFIG RUN_DIR [trainer options...]" >&2; exit 2; }
-REPO=${REPO:-${SLURM_SUBMIT_DIR:-$PWD}}
-source "$REPO/slurm/lib.bash"
-
-config=$1 run=$2; shift 2
-announce train "run $run"
 
 # USR1 (the time-limit warning, preemption, `scancel --signal=USR1 --batch`)
 # or TERM: ask the trainer, once, to checkpoint and stop. The launcher gets
@@ -31,7 +25,9 @@ announce train "run $run"
 # A TERM to the whole job (time limit, scancel, requeue, end of a preemption's
 # grace time) is not passed on: Slurm sends it to every rank itself, and a
 # second signal would make the trainer exit at once, without a checkpoint.
-signalled=0 forwarded=0
+# Trapped from the first line: a signal before the trainer starts requeues
+# the job without starting it.
+signalled=0 forwarded=0 launcher=
 forward() {  # <signal name>
   signalled=1
   ((forwarded)) && return
@@ -41,25 +37,35 @@ forward() {  # <signal name>
     return
   fi
   echo "train: SIG$1 received: the trainer checkpoints and stops"
-  kill -USR1 "$launcher" 2> /dev/null || true
+  if [ -n "$launcher" ]; then kill -USR1 "$launcher" 2> /dev/null || true; fi
 }
 trap 'forward USR1' USR1
 trap 'forward TERM' TERM
 
-# In the background: bash runs a trap only once the foreground command ends.
-"${launch[@]}" "$bin/trainer" --config "$config" "$@" --run.out_dir "$(dirname "$run")" \
-  --run.name "$(basename "$run")" --resume auto &
-launcher=$!
-while :; do  # a trapped signal ends `wait` early: wait again until the trainer is done
-  signalled=0 code=0
-  wait "$launcher" || code=$?
-  ((signalled)) || break
-done
+(($# >= 2)) || { echo "usage: sbatch slurm/train.sh CONFIG RUN_DIR [trainer options...]" >&2; exit 2; }
+REPO=${REPO:-${SLURM_SUBMIT_DIR:-$PWD}}
+source "$REPO/slurm/lib.bash"
+
+config=$1 run=$2; shift 2
+announce train "run $run"
+
+code=75
+if ((!forwarded)); then
+  # In the background: bash runs a trap only once the foreground command ends.
+  "${launch[@]}" "$bin/trainer" --config "$config" "$@" --run.out_dir "$(dirname "$run")" \
+    --run.name "$(basename "$run")" --resume auto &
+  launcher=$!
+  while :; do  # a trapped signal ends `wait` early: wait again until the trainer is done
+    signalled=0 code=0
+    wait "$launcher" || code=$?
+    ((signalled)) || break
+  done
+fi
 
 case $code in
   0) echo "train: run $run complete" ;;
   75)
-    echo "train: preempted, checkpoint saved; requeueing job $SLURM_JOB_ID to resume it"
+    echo "train: preempted; requeueing job $SLURM_JOB_ID to resume from its last checkpoint"
     scontrol requeue "$SLURM_JOB_ID" \
       || echo "train: could not requeue; submit the same command again to resume" >&2
     exit 75 ;;

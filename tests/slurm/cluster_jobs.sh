@@ -4,7 +4,9 @@
 #     end: COMPLETED, final checkpoint, metrics;
 #   - train.sh (ranks started by srun --mpi=pmix), USR1 sent to the batch
 #     script mid-run: checkpoint, requeue (SLURM_RESTART_COUNT=1), resume from
-#     that checkpoint, COMPLETED, parameters bitwise those of the run above;
+#     that checkpoint, COMPLETED, parameters bitwise those of the run above
+#     (the ranks are stopped, SIGSTOP, from before the signal is sent until
+#     train.sh has passed it on: the run cannot end before it arrives);
 #     eval.sh submitted with --dependency=afterok on it writes results.json;
 #   - the same when Slurm sends TERM to the whole job (scontrol requeue), and
 #     under real preemption: a job of a higher-priority partition needs the
@@ -27,12 +29,35 @@ export REPO=$src BUILD=$build  # where the batch scripts find the project (slurm
 begin=$SECONDS
 
 prepare_tiny data 20
-opts=("${TINY[@]}" --train.max_steps 200 --train.save_every 50 --train.log_every 10 --model.dropout 0.1)
+last=400  # the runs' last step; checkpoints every 50
+opts=("${TINY[@]}" --train.max_steps $last --train.save_every 50 --train.keep_last $((last / 50))
+  --train.log_every 10 --model.dropout 0.1)
 train() {  # <run dir> [sbatch options...]: submits train.sh on the tiny config; prints the job id
   local run=$1; shift
   submit "$@" "$src/slurm/train.sh" "$src/configs/default.toml" "$run" "${opts[@]}"
 }
 log_of() { job_field "$1" StdOut; }
+# The trainer processes (ranks) of run <name> started in this test's directory.
+ranks_of() {  # <run name>
+  local pid
+  for pid in $(pgrep -x trainer); do
+    [ "$(readlink "/proc/$pid/cwd")" = "$work" ] &&
+      grep -q -- "--run.name $1 " <<< "$(tr '\0' ' ' < "/proc/$pid/cmdline")" && echo "$pid"
+  done
+  return 0
+}
+# A USR1 under test reaches a run that cannot end first: stop_ranks, then
+# the signal, then continue_after_usr1 lets the ranks go on once train.sh has
+# passed the signal on to them.
+stop_ranks() {  # <job> <run name>
+  stopped=$(ranks_of "$2")
+  [ "$(wc -w <<< "$stopped")" = 2 ] || fail "the 2 ranks of run $2: found '$stopped'" "$(log_of "$1")"
+  kill -STOP $stopped
+}
+continue_after_usr1() {  # <job>
+  within 60 "train.sh to pass SIGUSR1 on" grep -q "train: SIGUSR1 received" "$(log_of "$1")"
+  kill -CONT $stopped
+}
 # The run was preempted once, requeued, resumed from that checkpoint and ended
 # bitwise equal to the uninterrupted one.
 requeued_and_equal() {  # <job> <run dir>
@@ -42,7 +67,7 @@ requeued_and_equal() {  # <job> <run dir>
   grep -q "SLURM_RESTART_COUNT=1," "$log" || fail "no second run with SLURM_RESTART_COUNT=1" "$log"
   step=$(grep -o "preempted: checkpoint of step [0-9]*" "$log" | grep -o "[0-9]*$") \
     || fail "no preemption checkpoint" "$log"
-  ((step < 200)) || fail "the run ended before the signal arrived" "$log"
+  ((step < last)) || fail "the run ended before the signal arrived" "$log"
   grep -q "resuming from .*step_$(printf %08d "$step")" "$log" || fail "did not resume from step $step" "$log"
   /usr/bin/python3 - "$run" <<'PY' || fail "$run differs from the uninterrupted run" "$log"
 import sys, torch
@@ -56,21 +81,24 @@ PY
 # ---- an uninterrupted run, ranks started by mpirun ------------------------
 job=$(LAUNCHER=mpirun train runs/whole)
 wait_job "$job" COMPLETED 300
-[ "$(readlink runs/whole/checkpoints/latest)" = step_00000200 ] || fail "no final checkpoint" "$(log_of "$job")"
-grep -q '"step":200,' runs/whole/metrics.jsonl || fail "metrics.jsonl lacks step 200" "$(log_of "$job")"
+[ "$(readlink runs/whole/checkpoints/latest)" = "$(printf step_%08d $last)" ] || fail "no final checkpoint" "$(log_of "$job")"
+grep -q "\"step\":$last," runs/whole/metrics.jsonl || fail "metrics.jsonl lacks step $last" "$(log_of "$job")"
 grep -q "train: run runs/whole complete" "$(log_of "$job")" || fail "no completion line" "$(log_of "$job")"
-echo "uninterrupted: job $job COMPLETED, checkpoint step 200, $(wc -l < runs/whole/metrics.jsonl) metrics rows"
+echo "uninterrupted: job $job COMPLETED, checkpoint step $last, $(wc -l < runs/whole/metrics.jsonl) metrics rows"
 
 # ---- USR1 to the batch script: checkpoint, requeue, resume; eval after it --
 job=$(train runs/usr1)
 eval_job=$(submit --dependency="afterok:$job" "$src/slurm/eval.sh" runs/usr1)
 within 120 "the first checkpoint of runs/usr1" test -e runs/usr1/checkpoints/step_00000050
+stop_ranks "$job" usr1
 scancel --signal=USR1 --batch "$job"
+continue_after_usr1 "$job"
 wait_job "$job" COMPLETED 300
 requeued_and_equal "$job" runs/usr1
 wait_job "$eval_job" COMPLETED 120
-test -s runs/usr1/eval/test-step_00000200/results.json || fail "eval.sh wrote no results.json" "$(log_of "$eval_job")"
-echo "eval.sh after the training job: runs/usr1/eval/test-step_00000200/results.json"
+results=runs/usr1/eval/test-$(printf step_%08d $last)/results.json
+test -s "$results" || fail "eval.sh wrote no results.json" "$(log_of "$eval_job")"
+echo "eval.sh after the training job: $results"
 
 # ---- TERM to the whole job (here scontrol requeue; also the time limit, the
 # end of a preemption's grace time): the ranks get it from Slurm and checkpoint
@@ -83,7 +111,9 @@ requeued_and_equal "$job" runs/term
 # ---- real preemption: a job of the high partition needs the node ----------
 job=$(train runs/preempted)
 within 120 "the first checkpoint of runs/preempted" test -e runs/preempted/checkpoints/step_00000050
+stop_ranks "$job" preempted
 high=$(submit --partition=high --ntasks=2 --job-name=urgent --output=urgent-%j.out --wrap true)
+continue_after_usr1 "$job"
 wait_job "$high" COMPLETED 120
 wait_job "$job" COMPLETED 300
 requeued_and_equal "$job" runs/preempted
@@ -93,11 +123,11 @@ job=$(train runs/watched --ntasks-per-node=1)
 watch=$(submit "$src/slurm/eval.sh" runs/watched --split valid --watch --poll-s 1)
 wait_job "$job" COMPLETED 300
 wait_job "$watch" COMPLETED 120
-for step in 50 100 150 200; do
+for step in $(seq 50 50 $last); do
   test -s "runs/watched/eval/valid-step_$(printf %08d $step)/results.json" \
     || fail "eval.sh --watch did not score step $step" "$(log_of "$watch")"
 done
-echo "eval.sh --watch beside training: scored steps 50 to 200, ended with the run"
+echo "eval.sh --watch beside training: scored steps 50 to $last, ended with the run"
 
 # ---- the README's one-liner, from a checkout whose default config is short -
 mkdir chain && cd chain

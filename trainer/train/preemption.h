@@ -4,6 +4,8 @@
 // them at the same step boundary, saves once and exits with kExitPreempted.
 // A second signal exits at once (128 + signal number): a checkpoint being
 // written is left as a temporary directory that is never taken for one.
+// main() holds one for the process's life, so a signal arriving after the
+// last step (or before the loop) never kills the trainer with 128 + signal.
 #pragma once
 
 namespace train {

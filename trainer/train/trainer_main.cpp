@@ -15,6 +15,7 @@
 #include "trainer/config/run_config.h"
 #include "trainer/runtime/runtime.h"
 #include "trainer/train/exit_codes.h"
+#include "trainer/train/preemption.h"
 #include "trainer/train/training.h"
 #include "trainer/train/watchdog.h"
 
@@ -33,6 +34,10 @@ double startup_timeout() {
 int main(int argc, char** argv) {
   auto startup_watchdog = std::make_unique<train::Watchdog>(startup_timeout(), -1);
   launch::Process& process = launch::Process::init(argc, argv);
+  // From here to the end, USR1 or TERM is a request to checkpoint and stop:
+  // one during start-up stops at the first step, one after the run's end
+  // changes nothing (the run is complete), neither kills the process.
+  const train::PreemptionSignals signals;
   logging::setup(process.info());
 
   CLI::App app{"Train the Transformer (run under mpirun for several ranks)"};
@@ -61,7 +66,7 @@ int main(int argc, char** argv) {
   logging::info("resolved config:\n{}", options.to_toml());
   int code = train::kExitFailed;
   try {
-    code = train::run_training(cfg, options.to_toml(), resume, process.info(), watchdog);
+    code = train::run_training(cfg, options.to_toml(), resume, process.info(), watchdog, signals);
   } catch (const std::exception& e) {
     if (process.info().world_size == 1) {
       logging::error("{}", e.what());

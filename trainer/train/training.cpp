@@ -70,7 +70,7 @@ data::BatcherOptions batcher_options(const config::RunConfig& cfg) {
 class Trainer {
  public:
   Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
-          const launch::ProcessInfo& process, Watchdog& watchdog);
+          const launch::ProcessInfo& process, Watchdog& watchdog, const PreemptionSignals& signals);
   ~Trainer() { watchdog_.on_timeout(nullptr); }
   int run(const std::string& resume);
 
@@ -88,7 +88,7 @@ class Trainer {
   const std::unique_ptr<distributed::Communicator> comm_;
   const fs::path run_dir_;
   Watchdog& watchdog_;
-  PreemptionSignals signals_;
+  const PreemptionSignals& signals_;
 
   const data::Dataset train_set_;
   const data::Batcher batcher_;
@@ -113,7 +113,8 @@ class Trainer {
 };
 
 Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
-                 const launch::ProcessInfo& process, Watchdog& watchdog)
+                 const launch::ProcessInfo& process, Watchdog& watchdog,
+                 const PreemptionSignals& signals)
     : cfg_(cfg),
       resolved_toml_(resolved_toml),
       device_choice_(runtime::agree_on_device(process, cfg.train.device, cfg.dist.backend,
@@ -123,6 +124,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
       comm_(distributed::make_communicator(device_choice_.backend, device_)),
       run_dir_(cfg.run_dir()),
       watchdog_(watchdog),
+      signals_(signals),
       train_set_(cfg.data.dir, "train", dataset_options(cfg)),
       batcher_(train_set_.lengths(), batcher_options(cfg)),
       schedule_(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps, cfg.model.d_model),
@@ -330,10 +332,10 @@ int Trainer::run(const std::string& resume) {
 }  // namespace
 
 int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
-                 const std::string& resume, const launch::ProcessInfo& process,
-                 Watchdog& watchdog) {
+                 const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
+                 const PreemptionSignals& signals) {
   watchdog.beat(0, "start-up");
-  Trainer trainer(cfg, resolved_toml, process, watchdog);
+  Trainer trainer(cfg, resolved_toml, process, watchdog, signals);
   return trainer.run(resume);
 }
 
