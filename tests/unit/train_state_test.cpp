@@ -16,7 +16,7 @@ namespace {
 
 TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   checkpoint::CheckpointState s;
-  s.train = {1200, 3, 17, 1.25, 2, {10.5, 9.5, 400, 3.0, 2}};
+  s.train = {1200, 3, 17, 1.25, 2, {10.5, 9.5, 400, 3.0, 2}, {}};
   s.run = {4, 2, "abc123", "[model]\nd_model = 8\n"};
   const nlohmann::json j = s.to_json();
   // The keys as a reader outside this code knows them (README, Python).
@@ -29,6 +29,15 @@ TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   EXPECT_EQ(j.at("dataset_manifest_sha256"), "abc123");
   const auto back = checkpoint::CheckpointState::from_json(j);
   EXPECT_EQ(back.to_json(), j);
+
+  // fp16's loss scale round-trips; a checkpoint from before it has none (scale 0).
+  s.train.loss_scale = {32768, 117};
+  const auto scaled = checkpoint::CheckpointState::from_json(s.to_json());
+  EXPECT_EQ(scaled.train.loss_scale.scale, 32768);
+  EXPECT_EQ(scaled.train.loss_scale.good_steps, 117);
+  nlohmann::json older = s.to_json();
+  older.erase("loss_scale");
+  EXPECT_EQ(checkpoint::CheckpointState::from_json(older).train.loss_scale.scale, 0);
 
   checkpoint::CheckpointState fresh;  // no validation yet: null, read back as infinity
   EXPECT_TRUE(fresh.to_json().at("best_valid_loss").is_null());

@@ -20,6 +20,7 @@ nlohmann::json CheckpointState::to_json() const {
             {"tokens", w.tokens},
             {"grad_norm", w.grad_norm},
             {"steps", w.steps}}},
+          {"loss_scale", {{"scale", t.loss_scale.scale}, {"good_steps", t.loss_scale.good_steps}}},
           {"world_size", run.world_size},
           {"accum_steps", run.accum_steps},
           {"dataset_manifest_sha256", run.dataset_manifest_sha256},
@@ -42,6 +43,8 @@ CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
     const nlohmann::json& w = j.at("log_window");
     t.log_window = {w.at("smoothed"), w.at("nll"), w.at("tokens"), w.at("grad_norm"),
                     w.at("steps")};
+    if (j.contains("loss_scale"))
+      t.loss_scale = {j.at("loss_scale").at("scale"), j.at("loss_scale").at("good_steps")};
     s.run.world_size = j.at("world_size");
     s.run.accum_steps = j.at("accum_steps");
     s.run.dataset_manifest_sha256 = j.at("dataset_manifest_sha256");

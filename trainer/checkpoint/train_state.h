@@ -7,6 +7,8 @@
 //   best_valid_loss, checks_without_improvement   validation history
 //   log_window                sums of the open log interval, so a run resumed
 //                             mid-interval logs the same means
+//   loss_scale                fp16's dynamic loss scale (train/loss_scaler.h);
+//                             absent in older checkpoints and scale 0 when not fp16
 //   world_size, accum_steps, dataset_manifest_sha256, config   what the run was
 //
 // No random-generator state: data order derives from (run.seed, epoch),
@@ -26,11 +28,18 @@ struct LogWindowSums {
   int64_t steps = 0;
 };
 
+// fp16's dynamic loss scale and its finite steps in a row; scale 0: none.
+struct LossScaleState {
+  double scale = 0;
+  int64_t good_steps = 0;
+};
+
 struct TrainState {
   int64_t step = 0, epoch = 0, cursor = 0;
   double best_valid_loss = std::numeric_limits<double>::infinity();
   int64_t checks_without_improvement = 0;
   LogWindowSums log_window;
+  LossScaleState loss_scale;
 };
 
 // What the checkpoint was trained as (checked when resuming).

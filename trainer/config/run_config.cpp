@@ -62,8 +62,13 @@ void RunConfig::bind(Schema& s) {
   s.add("train.threads", &train.threads, "torch threads per rank (0 = cores / local ranks)");
   s.add("train.precision", &train.precision,
         "fp32, or bf16: forward pass under autocast to bfloat16 (AVX512-BF16/AMX via oneDNN, CUDA "
-        "autocast on GPUs); weights, gradients, Adam moments, loss and checkpoints stay fp32",
-        {"fp32", "bf16"});
+        "autocast on GPUs); weights, gradients, Adam moments, loss and checkpoints stay fp32; "
+        "fp16: the same with float16 and a dynamic loss scale, on CUDA only (GPUs without "
+        "bfloat16)",
+        {"fp32", "bf16", "fp16"});
+  s.add("train.tf32", &train.tf32,
+        "fp32 matrix products and convolutions on CUDA tensor cores in TF32 (10-bit mantissa, "
+        "Ampere and later); false: IEEE fp32. No effect on CPUs");
   s.add("train.device", &train.device,
         "auto: cuda:<local rank> (or the one GPU the scheduler bound to the rank) when LibTorch "
         "has CUDA and the node a GPU, else the CPU; cpu; cuda (an error without a GPU)",

@@ -48,7 +48,8 @@ struct TrainSection {
   int64_t max_nonfinite_steps = 5;  // skipped non-finite steps in a row before giving up
   double watchdog_s = 900;          // end the job when a step phase lasts longer; 0 = off
   int64_t threads = 0;              // torch threads per rank; 0 = cores / ranks on the node
-  std::string precision = "fp32";   // fp32 | bf16 (autocast; weights, Adam and loss stay fp32)
+  std::string precision = "fp32";   // fp32 | bf16 | fp16 (autocast; weights, Adam, loss stay fp32)
+  bool tf32 = false;                // fp32 matrix products on CUDA tensor cores in TF32
   std::string device = "auto";      // auto (a GPU when there is one for the rank) | cpu | cuda
   bool deterministic = false;       // deterministic kernels (bitwise-reproducible GPU runs)
 };

@@ -1,5 +1,6 @@
 #include "trainer/runtime/precision.h"
 
+#include <ATen/Context.h>
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
@@ -36,18 +37,33 @@ void set_autocast_dtype(c10::DeviceType d, at::ScalarType t) {
 
 }  // namespace
 
+// LibTorch ≥ 2.9 sets precision per backend and operation; the older
+// allow-TF32 switches are deprecated there.
+void use_tf32(bool on) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+  const auto precision = on ? at::Float32Precision::TF32 : at::Float32Precision::IEEE;
+  at::globalContext().setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL,
+                                          precision);
+  at::globalContext().setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::CONV, precision);
+#else
+  at::globalContext().setAllowTF32CuBLAS(on);
+  at::globalContext().setAllowTF32CuDNN(on);
+#endif
+}
+
 Precision parse_precision(const std::string& name) {
   if (name == "fp32") return Precision::kFp32;
   if (name == "bf16") return Precision::kBf16;
-  throw std::invalid_argument("precision must be fp32 or bf16, got '" + name + "'");
+  if (name == "fp16") return Precision::kFp16;
+  throw std::invalid_argument("precision must be fp32, bf16 or fp16, got '" + name + "'");
 }
 
 AutocastScope::AutocastScope(Precision precision, const torch::Device& device)
-    : enabled_(precision == Precision::kBf16), device_type_(device.type()) {
+    : enabled_(precision != Precision::kFp32), device_type_(device.type()) {
   if (!enabled_) return;
   was_enabled_ = autocast_enabled(device_type_);
   previous_dtype_ = autocast_dtype(device_type_);
-  set_autocast_dtype(device_type_, at::kBFloat16);
+  set_autocast_dtype(device_type_, precision == Precision::kFp16 ? at::kHalf : at::kBFloat16);
   set_autocast_enabled(device_type_, true);
   at::autocast::increment_nesting();
 }

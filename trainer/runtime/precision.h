@@ -9,6 +9,9 @@
 //         float32 ("master weights"): autograd casts each gradient back to the
 //         dtype of its parameter. bfloat16 has float32's exponent range, so no
 //         loss scaling is needed.
+//   fp16  as bf16 with float16, for GPUs without bfloat16 (V100, T4): CUDA
+//         only; its 5-bit exponent needs the dynamic loss scale of
+//         train/loss_scaler.h.
 #pragma once
 #include <torch/torch.h>
 
@@ -16,14 +19,14 @@
 
 namespace runtime {
 
-enum class Precision { kFp32, kBf16 };
+enum class Precision { kFp32, kBf16, kFp16 };
 
-// "fp32" | "bf16"; anything else throws std::invalid_argument.
+// "fp32" | "bf16" | "fp16"; anything else throws std::invalid_argument.
 Precision parse_precision(const std::string& name);
 
 // Autocast for the forward pass and loss of one micro-batch on `device`, for
 // the lifetime of the scope (a no-op for fp32). Leaving the outermost scope
-// drops the cached bfloat16 copies of the weights, which change every step.
+// drops the cached low-precision copies of the weights, which change every step.
 class AutocastScope {
  public:
   AutocastScope(Precision precision, const torch::Device& device);
@@ -37,5 +40,10 @@ class AutocastScope {
   bool was_enabled_ = false;
   at::ScalarType previous_dtype_ = at::kFloat;
 };
+
+// train.tf32: fp32 matrix products and cuDNN convolutions on CUDA in TF32
+// (tensor cores, fp32's range, a 10-bit mantissa) or in IEEE fp32 (false,
+// LibTorch's default). Process-wide; no effect on CPUs.
+void use_tf32(bool on);
 
 }  // namespace runtime

@@ -27,13 +27,14 @@ enum StepSum { kSmoothed, kNll, kTokens, kPreempt, kSaveTime, kNumStepSums };
 
 TrainStep::TrainStep(Objective& objective, torch::optim::Adam& optimizer,
                      distributed::GradSync& grad_sync, distributed::Communicator& comm,
-                     const LrSchedule& schedule, NumericsGuard& guard, PhaseTimer& phases,
-                     const torch::Device& device, Options options)
+                     const LrSchedule& schedule, LossScaler& loss_scaler, NumericsGuard& guard,
+                     PhaseTimer& phases, const torch::Device& device, Options options)
     : objective_(objective),
       optimizer_(optimizer),
       grad_sync_(grad_sync),
       comm_(comm),
       schedule_(schedule),
+      loss_scaler_(loss_scaler),
       guard_(guard),
       phases_(phases),
       device_(device),
@@ -60,7 +61,7 @@ StepResult TrainStep::run(const data::LoadedStep& step, const std::function<Step
       s = objective_.loss(batch);
     }
     auto phase = phases_.enter(Phase::kBackward, n);
-    s.smoothed.backward();
+    (s.smoothed * loss_scaler_.scale()).backward();
     sums[kSmoothed] += s.smoothed.detach().to(torch::kDouble);
     sums[kNll] += s.nll.to(torch::kDouble);
     sums[kTokens] += static_cast<double>(s.tokens);
@@ -85,8 +86,10 @@ StepResult TrainStep::run(const data::LoadedStep& step, const std::function<Step
   r.save_due = sums[kSaveTime].item<double>() > 0;
   const double max_norm =
       options_.clip_norm > 0 ? options_.clip_norm : std::numeric_limits<double>::infinity();
-  r.grad_norm = grad_sync_.scale_and_clip(r.tokens, max_norm);
-  r.updated = guard_.accept(n, r.smoothed_sum / r.tokens, r.grad_norm);
+  r.grad_norm = grad_sync_.scale_and_clip(r.tokens * loss_scaler_.scale(), max_norm);
+  const double loss = r.smoothed_sum / r.tokens;
+  r.updated =
+      !loss_scaler_.absorb_overflow(loss, r.grad_norm) && guard_.accept(n, loss, r.grad_norm);
   if (r.updated) {
     set_learning_rate(optimizer_, schedule_.at(n));
     optimizer_.step();

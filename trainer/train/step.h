@@ -5,9 +5,11 @@
 //     gradient buckets as they fill)
 //   wait for the gradient buckets; allreduce the loss and token sums together
 //     with the flags every rank must agree on (preemption, a timed save)
-//   gradients /= target tokens of the whole global batch   (exactly once)
-//   clip by global norm; skip the update if loss or norm is not finite;
-//     else the scheduled learning rate, Adam step
+//   gradients /= target tokens of the whole global batch   (exactly once;
+//     fp16: times the loss scale the loss was multiplied by before backward)
+//   clip by global norm; skip the update if loss or norm is not finite (an
+//     fp16 overflow backs the loss scale off); else the scheduled learning
+//     rate, Adam step
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -18,6 +20,7 @@
 #include "trainer/distributed/communicator.h"
 #include "trainer/distributed/grad_sync.h"
 #include "trainer/runtime/precision.h"
+#include "trainer/train/loss_scaler.h"
 #include "trainer/train/lr_schedule.h"
 #include "trainer/train/numerics_guard.h"
 #include "trainer/train/objective.h"
@@ -50,8 +53,8 @@ class TrainStep {
     runtime::Precision precision = runtime::Precision::kFp32;
   };
   TrainStep(Objective& objective, torch::optim::Adam& optimizer, distributed::GradSync& grad_sync,
-            distributed::Communicator& comm, const LrSchedule& schedule, NumericsGuard& guard,
-            PhaseTimer& phases, const torch::Device& device, Options options);
+            distributed::Communicator& comm, const LrSchedule& schedule, LossScaler& loss_scaler,
+            NumericsGuard& guard, PhaseTimer& phases, const torch::Device& device, Options options);
 
   // Collective: every rank calls it with its own micro-batches of the same
   // step. `flags` is asked just before the step's allreduce.
@@ -63,6 +66,7 @@ class TrainStep {
   distributed::GradSync& grad_sync_;
   distributed::Communicator& comm_;
   const LrSchedule& schedule_;
+  LossScaler& loss_scaler_;
   NumericsGuard& guard_;
   PhaseTimer& phases_;
   const torch::Device device_;

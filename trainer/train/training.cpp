@@ -31,6 +31,7 @@
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/finished_marker.h"
 #include "trainer/train/interval_log.h"
+#include "trainer/train/loss_scaler.h"
 #include "trainer/train/lr_schedule.h"
 #include "trainer/train/numerics_guard.h"
 #include "trainer/train/objective.h"
@@ -134,6 +135,10 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
       guard_(cfg.train.max_nonfinite_steps),
       phases_(watchdog, device_) {
   watchdog_.on_timeout([comm = comm_.get()] { comm->abort(); });  // no rank hangs in NCCL
+  if (precision_ == runtime::Precision::kFp16 && !device_.is_cuda())
+    throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device_.str() +
+                                " (on CPUs: bf16)");
+  runtime::use_tf32(cfg.train.tf32);
   if (batcher_.num_skipped() > 0)
     logging::warn("{} training examples are longer than data.max_len = {} and are skipped",
                   batcher_.num_skipped(), cfg.data.max_len);
@@ -263,8 +268,9 @@ int Trainer::run(const std::string& resume) {
       num_params / 1e6, device_.str(), batcher_.num_examples(), ranks_.size(),
       cfg_.train.accum_steps, cfg_.data.batch_tokens, comm_->backend(),
       grad_sync.bucket_layout().size(), cfg_.dist.overlap ? " overlapped with backward" : "");
-  TrainStep train_step(*objective_, *optimizer_, grad_sync, *comm_, schedule_, guard_, phases_,
-                       device_,
+  LossScaler loss_scaler({precision_ == runtime::Precision::kFp16}, state_.loss_scale);
+  TrainStep train_step(*objective_, *optimizer_, grad_sync, *comm_, schedule_, loss_scaler, guard_,
+                       phases_, device_,
                        {static_cast<uint64_t>(cfg_.run.seed), cfg_.optim.clip_norm, precision_});
   data::PlanOptions plan;
   plan.world_size = ranks_.size();
@@ -295,6 +301,7 @@ int Trainer::run(const std::string& resume) {
     state_.step = next->plan.step;
     state_.epoch = next->plan.epoch;
     state_.cursor = next->plan.cursor + 1;
+    state_.loss_scale = loss_scaler.state();
     log_->add(result);
 
     if (state_.step % cfg_.train.log_every == 0 || state_.step == cfg_.train.max_steps)

@@ -1,0 +1,57 @@
+// train.precision and train.tf32 (runtime/precision.h): the names, autocast
+// to the right dtype for bf16 and fp16 (read back from LibTorch's own
+// autocast state), and TF32 switched in LibTorch's global context.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <ATen/Context.h>
+#include <ATen/autocast_mode.h>
+
+#include <stdexcept>
+
+#include "tests/unit/error_message.h"
+#include "trainer/runtime/precision.h"
+
+namespace {
+
+TEST(Precision, NamesAndAClearErrorForOthers) {
+  EXPECT_EQ(runtime::parse_precision("fp32"), runtime::Precision::kFp32);
+  EXPECT_EQ(runtime::parse_precision("bf16"), runtime::Precision::kBf16);
+  EXPECT_EQ(runtime::parse_precision("fp16"), runtime::Precision::kFp16);
+  test_util::expect_mentions(test_util::error_of([] { runtime::parse_precision("fp8"); }),
+                             {"fp8", "fp32, bf16 or fp16"});
+}
+
+// The CPU's autocast dtype inside a scope, and the state restored after it.
+TEST(Precision, AutocastScopeSetsTheDtypeAndRestores) {
+  const torch::Device cpu(torch::kCPU);
+  const auto x = torch::randn({4, 8});
+  const auto w = torch::randn({3, 8});
+  {
+    runtime::AutocastScope scope(runtime::Precision::kBf16, cpu);
+    EXPECT_EQ(torch::linear(x, w).scalar_type(), torch::kBFloat16);
+  }
+  EXPECT_EQ(torch::linear(x, w).scalar_type(), torch::kFloat);
+  {
+    runtime::AutocastScope scope(runtime::Precision::kFp32, cpu);
+    EXPECT_EQ(torch::linear(x, w).scalar_type(), torch::kFloat);
+  }
+}
+
+TEST(Precision, Tf32IsSwitchedInLibTorch) {
+  const auto tf32_on = [] {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+    return at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL) ==
+           at::Float32Precision::TF32;
+#else
+    return at::globalContext().allowTF32CuBLAS();
+#endif
+  };
+  runtime::use_tf32(true);
+  EXPECT_TRUE(tf32_on());
+  runtime::use_tf32(false);
+  EXPECT_FALSE(tf32_on());
+}
+
+}  // namespace
