@@ -179,7 +179,8 @@ TEST(GradSync, ScaleAndClipMatchesTorchClipGradNorm) {
       reference.push_back(r);
     }
     const double expected_norm = torch::nn::utils::clip_grad_norm_(reference, max_norm);
-    const double norm = sync.scale_and_clip(37.0, max_norm);
+    const double norm =
+        sync.scale_and_clip(torch::tensor(37.0, torch::kDouble), max_norm).item<double>();
     EXPECT_NEAR(norm, expected_norm, 1e-5 * expected_norm);
     for (size_t i = 0; i < reference.size(); ++i)
       EXPECT_TRUE(torch::allclose(problem.params[i].grad(), reference[i].grad(), 1e-6, 1e-7));

@@ -19,7 +19,7 @@ TEST(LabelSmoothing, FourClassCaseByHand) {
       0.9 * std::log(0.9 / 0.3) + 0.05 * std::log(0.05 / 0.2) + 0.05 * std::log(0.05 / 0.4);
   EXPECT_NEAR(sums.smoothed.item<double>(), expected, 1e-12);
   EXPECT_NEAR(sums.nll.item<double>(), -std::log(0.3), 1e-12);
-  EXPECT_EQ(sums.tokens, 1);
+  EXPECT_EQ(sums.tokens.item<int64_t>(), 1);
 }
 
 TEST(LabelSmoothing, PaddingPositionsAreIgnored) {
@@ -28,7 +28,7 @@ TEST(LabelSmoothing, PaddingPositionsAreIgnored) {
   const auto without = train::LabelSmoothingLoss(5, 0, 0.1)(lp.index({torch::tensor({0, 2})}),
                                                             torch::tensor({3, 4}));
   EXPECT_NEAR(with_pad.smoothed.item<double>(), without.smoothed.item<double>(), 1e-12);
-  EXPECT_EQ(with_pad.tokens, 2);
+  EXPECT_EQ(with_pad.tokens.item<int64_t>(), 2);
 }
 
 // The Annotated Transformer's dense formulation: build q, then KLDivLoss(sum).

@@ -136,15 +136,17 @@ void GradSync::synchronize() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double GradSync::scale_and_clip(double divisor, double max_norm) {
+torch::Tensor GradSync::scale_and_clip(const torch::Tensor& divisor, double max_norm) {
   // One pass for the norm, one to scale: g = sum / divisor, times the clip
-  // coefficient max / (norm + 1e-6) when that is below 1.
+  // coefficient max / (norm + 1e-6) when that is below 1. All on the
+  // gradients' device, nothing read back: the host does not wait here.
   torch::NoGradGuard no_grad;
-  double sum_squares = 0;
-  for (const auto& bucket : buckets_) sum_squares += bucket.flat.dot(bucket.flat).item<double>();
-  const double norm = std::sqrt(sum_squares) / divisor;
-  const double clip = max_norm / (norm + 1e-6);
-  const double scale = (clip < 1.0 ? clip : 1.0) / divisor;
+  torch::Tensor sum_squares = torch::zeros({}, divisor.options().dtype(torch::kDouble));
+  for (const auto& bucket : buckets_)
+    sum_squares += bucket.flat.dot(bucket.flat).to(torch::kDouble);
+  const torch::Tensor norm = sum_squares.sqrt() / divisor;
+  const torch::Tensor clip = (max_norm / (norm + 1e-6)).clamp_max(1.0);
+  const torch::Tensor scale = clip / divisor;
   for (auto& bucket : buckets_) bucket.flat.mul_(scale);
   return norm;
 }

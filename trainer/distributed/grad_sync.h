@@ -6,7 +6,7 @@
 //     for each micro-batch a of this rank:
 //       sync.prepare(a == last);  forward;  backward
 //     sync.synchronize();                      // gradients summed over ranks
-//     grad_norm = sync.scale_and_clip(global_target_tokens, max_norm);
+//     grad_norm = sync.scale_and_clip(global_target_tokens, max_norm);   // on the device
 //     optimizer step
 //
 // Gradients live in flat buckets of ~bucket_bytes (parameters taken in
@@ -52,9 +52,11 @@ class GradSync {
   void prepare(bool last);
   // Collective: every bucket's allreduce started (in order) and finished.
   void synchronize();
-  // The summed gradients / divisor, clipped to max_norm (inf: no clip) as
-  // torch::nn::utils::clip_grad_norm_ does. Returns the norm before clipping.
-  double scale_and_clip(double divisor, double max_norm);
+  // The summed gradients / divisor (a 0-dim tensor on the gradients'
+  // device), clipped to max_norm (inf: no clip) as
+  // torch::nn::utils::clip_grad_norm_ does. Returns the norm before clipping,
+  // a 0-dim double tensor on the device: nothing here waits for the device.
+  torch::Tensor scale_and_clip(const torch::Tensor& divisor, double max_norm);
 
   // What the last synchronize() saw.
   struct Stats {

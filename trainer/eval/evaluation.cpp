@@ -53,7 +53,7 @@ json score_batches(EvalModel& m, const data::Dataset& dataset,
     const data::Batch batch = data::collate(examples, m.manifest.special).to(m.device);
     const train::LossSums sums = m.objective->loss(batch);
     mine["batches"].push_back(
-        {i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens});
+        {i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens.item<int64_t>()});
     const auto predictions = predict(m, batch, options.decode);
     for (size_t b = 0; b < predictions.size(); ++b)
       mine["outputs"].push_back({batches[i][b], predictions[b]});

@@ -70,7 +70,7 @@ LossSums LabelSmoothingLoss::operator()(const torch::Tensor& logits,
   const auto keep = y.ne(pad_id_);      // [N]
   const auto sums = SmoothedKl::apply(logits.reshape({-1, vocab_}), y, keep, pad_id_, confidence_,
                                       off_value_, entropy_);
-  return {sums[0], sums[1], keep.sum().item<int64_t>()};
+  return {sums[0], sums[1], keep.sum()};
 }
 
 }  // namespace train

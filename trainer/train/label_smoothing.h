@@ -18,7 +18,7 @@ namespace train {
 struct LossSums {
   torch::Tensor smoothed;  // scalar: sum of KL(q || p) over target tokens (differentiable)
   torch::Tensor nll;       // scalar: sum of -log p_y (detached): perplexity = exp(nll / tokens)
-  int64_t tokens = 0;      // non-padding target tokens
+  torch::Tensor tokens;    // scalar int64: non-padding target tokens (on the device: no sync)
 };
 
 class LabelSmoothingLoss {

@@ -39,7 +39,7 @@ class ClassificationObjective : public Objective {
     sums.nll =
         F::cross_entropy(logits, batch.labels, F::CrossEntropyFuncOptions().reduction(torch::kSum))
             .detach();
-    sums.tokens = batch.labels.size(0);
+    sums.tokens = torch::scalar_tensor(batch.labels.size(0), batch.labels.options());
     return sums;
   }
 

@@ -64,7 +64,7 @@ StepResult TrainStep::run(const data::LoadedStep& step, const std::function<Step
     (s.smoothed * loss_scaler_.scale()).backward();
     sums[kSmoothed] += s.smoothed.detach().to(torch::kDouble);
     sums[kNll] += s.nll.to(torch::kDouble);
-    sums[kTokens] += static_cast<double>(s.tokens);
+    sums[kTokens] += s.tokens.to(torch::kDouble);
   }
   const StepFlags mine = flags();
   if (mine.preempt_requested) sums[kPreempt] += 1.0;
@@ -75,18 +75,23 @@ StepResult TrainStep::run(const data::LoadedStep& step, const std::function<Step
     auto phase = phases_.enter(Phase::kCommWait, n);
     grad_sync_.synchronize();  // first: the gradient buckets' collectives come in a fixed order
     comm_.allreduce_sum(sums);
-    sums = sums.cpu();
   }
   auto phase = phases_.enter(Phase::kUpdate, n);
-  StepResult r;
-  r.smoothed_sum = sums[kSmoothed].item<double>();
-  r.nll_sum = sums[kNll].item<double>();
-  r.tokens = sums[kTokens].item<double>();
-  r.preempt = sums[kPreempt].item<double>() > 0;
-  r.save_due = sums[kSaveTime].item<double>() > 0;
   const double max_norm =
       options_.clip_norm > 0 ? options_.clip_norm : std::numeric_limits<double>::infinity();
-  r.grad_norm = grad_sync_.scale_and_clip(r.tokens * loss_scaler_.scale(), max_norm);
+  const torch::Tensor norm =
+      grad_sync_.scale_and_clip(sums[kTokens] * loss_scaler_.scale(), max_norm);
+  // The step's one read from the device: sums, flags and the gradient norm,
+  // which decide whether the update runs.
+  const torch::Tensor host = torch::cat({sums, norm.view({1})}).cpu();
+  const auto v = host.accessor<double, 1>();
+  StepResult r;
+  r.smoothed_sum = v[kSmoothed];
+  r.nll_sum = v[kNll];
+  r.tokens = v[kTokens];
+  r.preempt = v[kPreempt] > 0;
+  r.save_due = v[kSaveTime] > 0;
+  r.grad_norm = v[kNumStepSums];
   const double loss = r.smoothed_sum / r.tokens;
   r.updated =
       !loss_scaler_.absorb_overflow(loss, r.grad_norm) && guard_.accept(n, loss, r.grad_norm);

@@ -24,7 +24,7 @@ ValidationResult Validator::run(torch::nn::Module& model, Objective& objective,
     }
     sums[0] += s.smoothed.to(torch::kDouble);
     sums[1] += s.nll.to(torch::kDouble);
-    sums[2] += static_cast<double>(s.tokens);
+    sums[2] += s.tokens.to(torch::kDouble);
   }
   model.train();
   comm.allreduce_sum(sums);
