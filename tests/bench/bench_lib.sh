@@ -8,12 +8,14 @@ declare -A SIZE=(
   [base]="512 8 6 2048 32000 32 32")
 
 # run_trainer <size> <ranks> <threads> [trainer options...]
-# Trains <steps> steps of the size on a synthetic copy task; the run directory
-# is $work/runs/default (metrics.jsonl), the log $work/ours.log. Returns non-zero on failure.
+# Trains <steps> steps of the size on a synthetic copy task (SENTENCES=n: n
+# sentences per step instead of the size's); the run directory is
+# $work/runs/default (metrics.jsonl), the log $work/ours.log. Returns non-zero on failure.
 run_trainer() {
   local size=$1 ranks=$2 threads=$3; shift 3
   read -r d h l ff v sents len <<<"${SIZE[$size]}"
-  local data=$work/data-$size
+  sents=${SENTENCES:-$sents}
+  local data=$work/data-$size-$sents
   [ -d "$data" ] || "$build/bin/prepare_data" --task copy --out "$data" --seed 1 \
       --train-size $((sents * (steps + 2))) --valid-size 0 --test-size 0 \
       --min-len $((len - 1)) --max-len $((len - 1)) --symbols $((v - 4)) >/dev/null

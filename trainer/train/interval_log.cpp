@@ -1,11 +1,16 @@
 #include "trainer/train/interval_log.h"
 
 #include <sys/resource.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "launch/logging.h"
+
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+#include <ATen/DeviceAccelerator.h>
+#endif
 
 namespace train {
 namespace {
@@ -28,13 +33,28 @@ nlohmann::json phase_shares(const std::array<double, kNumPhases>& seconds, doubl
   return shares;
 }
 
-// The largest resident set size of any rank so far (MiB).
-double peak_rss_mb(distributed::Communicator& comm, const torch::Device& device) {
+// This rank's peaks so far, MiB: its resident set size and, on a GPU, the
+// memory the caching allocator handed out (0 on a CPU, or before LibTorch 2.9
+// and its device-generic allocator statistics).
+torch::Tensor local_peaks_mb(const torch::Device& device) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  const torch::Tensor all = comm.allgather(
-      torch::tensor({usage.ru_maxrss / 1024.0}, torch::dtype(torch::kDouble)).to(device));
-  return all.max().cpu().item<double>();
+  double gpu_mb = 0;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+  if (device.is_cuda())
+    gpu_mb = static_cast<double>(
+                 at::accelerator::getDeviceStats(device.index()).allocated_bytes[0].peak) /
+             (1 << 20);
+#endif
+  return torch::tensor({usage.ru_maxrss / 1024.0, gpu_mb}, torch::dtype(torch::kDouble));
+}
+
+// The largest peaks of any rank: {resident set, GPU memory} in MiB.
+std::pair<double, double> peak_memory_mb(distributed::Communicator& comm,
+                                         const torch::Device& device) {
+  const torch::Tensor all = comm.allgather(local_peaks_mb(device).to(device));  // [ranks, 2]
+  const torch::Tensor peaks = std::get<0>(all.max(0)).cpu();
+  return {peaks[0].item<double>(), peaks[1].item<double>()};
 }
 
 }  // namespace
@@ -57,7 +77,7 @@ void IntervalLog::write(const checkpoint::TrainState& state, double lr,
   const auto now = Clock::now();
   const double wall = seconds_between(start_, now);
   const nlohmann::json shares = phase_shares(seconds, wall, comm, device);  // collective
-  const double rss_mb = peak_rss_mb(comm, device);                          // collective
+  const auto [rss_mb, gpu_mb] = peak_memory_mb(comm, device);               // collective
   if (metrics_ && sums_.tokens > 0) {
     const double loss = sums_.smoothed / sums_.tokens, nll = sums_.nll / sums_.tokens;
     const double grad_norm = sums_.grad_norm / std::max<int64_t>(1, sums_.steps);
@@ -68,6 +88,7 @@ void IntervalLog::write(const checkpoint::TrainState& state, double lr,
                           {"grad_norm", grad_norm}, {"tokens_per_s", tokens_per_s},
                           {"time_share", shares},   {"peak_rss_mb", rss_mb},
                           {"elapsed_s", elapsed}};
+    if (device.is_cuda()) row["peak_gpu_mb"] = gpu_mb;
     std::string progress;
     if (max_steps_ > 0 && state.step > first_step_) {
       const double eta = elapsed / static_cast<double>(state.step - first_step_) *

@@ -3,7 +3,8 @@
 //
 //   step, epoch, loss, nll, ppl, lr, grad_norm, tokens_per_s,
 //   time_share {data, forward, backward, comm_wait, update} (mean over ranks),
-//   peak_rss_mb (max over ranks), elapsed_s, progress and eta_s (to train.max_steps)
+//   peak_rss_mb and, on GPUs, peak_gpu_mb (the caching allocator's peak; both the max over
+//   ranks), elapsed_s, progress and eta_s (to train.max_steps)
 //
 // The sums travel in checkpoints (checkpoint::TrainState::log_window), so a run resumed
 // mid-interval logs the same means.
