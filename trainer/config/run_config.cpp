@@ -1,5 +1,6 @@
 #include "trainer/config/run_config.h"
 
+#include <torch/version.h>
 #include <CLI/CLI.hpp>
 
 #include <stdexcept>
@@ -66,6 +67,11 @@ void RunConfig::bind(Schema& s) {
         "fp16: the same with float16 and a dynamic loss scale, on CUDA only (GPUs without "
         "bfloat16)",
         {"fp32", "bf16", "fp16"});
+  s.add("train.attention", &train.attention,
+        "auto: LibTorch's fused scaled_dot_product_attention (flash / memory-efficient kernels) "
+        "on GPUs, the explicit matmul-softmax-matmul on CPUs and with train.deterministic; "
+        "explicit; fused: the fused kernel on CPUs too (LibTorch >= 2.0)",
+        {"auto", "explicit", "fused"});
   s.add("train.tf32", &train.tf32,
         "fp32 matrix products and convolutions on CUDA tensor cores in TF32 (10-bit mantissa, "
         "Ampere and later); false: IEEE fp32. No effect on CPUs");
@@ -119,6 +125,11 @@ void RunConfig::validate() const {
   require(train.patience >= 0, "train.patience must be >= 0");
   require(train.max_nonfinite_steps >= 1, "train.max_nonfinite_steps must be >= 1");
   require(train.watchdog_s >= 0, "train.watchdog_s must be >= 0");
+  require(train.attention != "fused" || TORCH_VERSION_MAJOR >= 2,
+          "train.attention = fused needs LibTorch >= 2.0 (this build has " TORCH_VERSION ")");
+  require(train.attention != "fused" || !train.deterministic,
+          "train.attention = fused is not deterministic: use auto or explicit with "
+          "train.deterministic");
   require(dist.bucket_mb > 0, "dist.bucket_mb must be > 0");
   require(dist.check_every >= 0, "dist.check_every must be >= 0");
 }
@@ -129,6 +140,11 @@ model::ModelConfig RunConfig::model_config(int64_t src_vocab, int64_t tgt_vocab,
   m.src_vocab = src_vocab;
   m.tgt_vocab = tgt_vocab;
   m.pad_id = pad_id;
+  // The fused kernels' backward is not deterministic on GPUs (memory-efficient
+  // attention accumulates with atomics): train.deterministic keeps the formula.
+  const bool fused_kernels = TORCH_VERSION_MAJOR >= 2 && !train.deterministic;
+  if (train.attention == "fused") m.attention = model::AttentionKernel::kFused;
+  if (train.attention == "auto" && fused_kernels) m.attention = model::AttentionKernel::kFusedOnGpu;
   return m;
 }
 

@@ -1,5 +1,7 @@
 #include "trainer/model/attention.h"
 
+#include <torch/version.h>
+
 #include <cmath>
 #include <limits>
 
@@ -32,10 +34,12 @@ int64_t head_size(int64_t d_model, int64_t heads) {
 
 }  // namespace
 
-MultiHeadedAttentionImpl::MultiHeadedAttentionImpl(int64_t d_model, int64_t heads, double dropout)
+MultiHeadedAttentionImpl::MultiHeadedAttentionImpl(int64_t d_model, int64_t heads, double dropout,
+                                                   AttentionKernel kernel)
     : d_model_(d_model),
       heads_(heads),
       d_k_(head_size(d_model, heads)),
+      kernel_(kernel),
       in_proj_weight_(register_parameter("in_proj_weight", torch::empty({3 * d_model, d_model}))),
       in_proj_bias_(register_parameter("in_proj_bias", torch::zeros({3 * d_model}))),
       out_proj_(register_module("out_proj", torch::nn::Linear(d_model, d_model))),
@@ -89,15 +93,37 @@ std::pair<torch::Tensor, torch::Tensor> MultiHeadedAttentionImpl::keys_values(
 
 torch::Tensor MultiHeadedAttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k,
                                                const torch::Tensor& v, const torch::Tensor& mask) {
+  const bool fused = kernel_ == AttentionKernel::kFused ||
+                     (kernel_ == AttentionKernel::kFusedOnGpu && q.is_cuda());
+  auto heads = fused ? fused_attention(q, k, v, mask) : explicit_attention(q, k, v, mask);
+  // Concat(head_1, ..., head_h)                    // [B, Tq, h, d_k] -> [B, Tq, D]
+  auto concat = heads.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});
+  return torch::linear(concat, out_proj_->weight, out_proj_->bias);  // W^O   [B, Tq, D]
+}
+
+torch::Tensor MultiHeadedAttentionImpl::explicit_attention(const torch::Tensor& q,
+                                                           const torch::Tensor& k,
+                                                           const torch::Tensor& v,
+                                                           const torch::Tensor& mask) {
   // Q K^T / sqrt(d_k), computed as (Q / sqrt(d_k)) K^T   // [B, h, Tq, Tk]
   auto scores = torch::matmul(q / std::sqrt(static_cast<double>(d_k_)), k.transpose(-2, -1));
   if (mask.defined())
     scores = scores.masked_fill(mask.logical_not(), lowest_finite(scores.scalar_type()));
   auto p_attn = dropout_(torch::softmax(scores, -1));  // [B, h, Tq, Tk]
-  auto heads = torch::matmul(p_attn, v);               // [B, h, Tq, d_k]
-  // Concat(head_1, ..., head_h)                    // [B, Tq, h, d_k] -> [B, Tq, D]
-  auto concat = heads.transpose(1, 2).reshape({q.size(0), q.size(2), d_model_});
-  return torch::linear(concat, out_proj_->weight, out_proj_->bias);  // W^O   [B, Tq, D]
+  return torch::matmul(p_attn, v);                     // [B, h, Tq, d_k]
+}
+
+torch::Tensor MultiHeadedAttentionImpl::fused_attention(const torch::Tensor& q,
+                                                        const torch::Tensor& k,
+                                                        const torch::Tensor& v,
+                                                        const torch::Tensor& mask) {
+#if TORCH_VERSION_MAJOR >= 2
+  // The boolean mask means the same there: true = the key takes part.
+  const double p = is_training() ? dropout_->options.p() : 0.0;
+  return at::scaled_dot_product_attention(q, k, v, mask, p);  // [B, h, Tq, d_k]
+#else
+  TORCH_CHECK(false, "fused attention needs LibTorch >= 2.0 (this is ", TORCH_VERSION, ")");
+#endif
 }
 
 }  // namespace model

@@ -10,11 +10,14 @@
 #include <utility>
 #include <vector>
 
+#include "trainer/model/model_config.h"
+
 namespace model {
 
 class MultiHeadedAttentionImpl : public torch::nn::Module {
  public:
-  MultiHeadedAttentionImpl(int64_t d_model, int64_t heads, double dropout);
+  MultiHeadedAttentionImpl(int64_t d_model, int64_t heads, double dropout,
+                           AttentionKernel kernel = AttentionKernel::kExplicit);
 
   // Self-attention: Q, K and V from x with one fused projection.
   // x [B, T, D], mask bool broadcastable to [B, h, T, T] -> [B, T, D]
@@ -41,10 +44,17 @@ class MultiHeadedAttentionImpl : public torch::nn::Module {
  private:
   // [B, T, n*D] -> n tensors [B, h, T, d_k] (views, no copy)
   std::vector<torch::Tensor> split_heads(const torch::Tensor& projected, int64_t n) const;
+  // softmax(Q K^T / sqrt(d_k)) V with dropout on the probabilities -> [B, h, Tq, d_k]
+  torch::Tensor explicit_attention(const torch::Tensor& q, const torch::Tensor& k,
+                                   const torch::Tensor& v, const torch::Tensor& mask);
+  // The same by LibTorch's scaled_dot_product_attention (LibTorch >= 2.0)
+  torch::Tensor fused_attention(const torch::Tensor& q, const torch::Tensor& k,
+                                const torch::Tensor& v, const torch::Tensor& mask);
 
   int64_t d_model_;
   int64_t heads_;
   int64_t d_k_;
+  AttentionKernel kernel_;
   torch::Tensor in_proj_weight_;  // [3D, D]
   torch::Tensor in_proj_bias_;    // [3D]
   torch::nn::Linear out_proj_{nullptr};

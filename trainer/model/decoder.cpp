@@ -3,8 +3,10 @@
 namespace model {
 
 DecoderLayerImpl::DecoderLayerImpl(const ModelConfig& c)
-    : self_attn_(register_module("self_attn", MultiHeadedAttention(c.d_model, c.heads, c.dropout))),
-      src_attn_(register_module("src_attn", MultiHeadedAttention(c.d_model, c.heads, c.dropout))),
+    : self_attn_(register_module("self_attn",
+                                 MultiHeadedAttention(c.d_model, c.heads, c.dropout, c.attention))),
+      src_attn_(register_module("src_attn",
+                                MultiHeadedAttention(c.d_model, c.heads, c.dropout, c.attention))),
       feed_forward_(
           register_module("feed_forward", PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout))),
       self_attn_sublayer_(register_module("self_attn_sublayer", SublayerConnection(c))),

@@ -3,7 +3,8 @@
 namespace model {
 
 EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& c)
-    : self_attn_(register_module("self_attn", MultiHeadedAttention(c.d_model, c.heads, c.dropout))),
+    : self_attn_(register_module("self_attn",
+                                 MultiHeadedAttention(c.d_model, c.heads, c.dropout, c.attention))),
       feed_forward_(
           register_module("feed_forward", PositionwiseFeedForward(c.d_model, c.d_ff, c.dropout))),
       self_attn_sublayer_(register_module("self_attn_sublayer", SublayerConnection(c))),

@@ -10,6 +10,15 @@ enum class NormPlacement {
   kPost,  // LayerNorm(x + Dropout(Sublayer(x)))                          (the paper)
 };
 
+// How Attention(Q, K, V) is computed; the same mathematics either way
+// (train.attention chooses, runtime-side, not part of the model's identity).
+enum class AttentionKernel {
+  kExplicit,    // matmul, masked softmax, dropout, matmul: the paper's formula as written
+  kFusedOnGpu,  // LibTorch's scaled_dot_product_attention (flash / memory-efficient
+                // kernels) on CUDA tensors, explicit on CPU ones
+  kFused,       // scaled_dot_product_attention on every device
+};
+
 struct ModelConfig {
   int64_t src_vocab = 0;
   int64_t tgt_vocab = 0;  // 0: no decoder (the encoder classifier)
@@ -25,6 +34,7 @@ struct ModelConfig {
   bool tie_output = false;        // generator weight = target embedding
   int64_t max_positions = 1024;   // rows of the sinusoidal table
   int64_t pad_id = 0;
+  AttentionKernel attention = AttentionKernel::kExplicit;
 };
 
 // Throws std::invalid_argument naming the first offending field.
