@@ -4,12 +4,15 @@
 // is KL(q || p) summed over non-padding positions, p = softmax(logits).
 //
 // Computed from the logits in one fused step, without building q ([N, V]):
-// with c = 1 - eps, o = eps / (V - 2) and log p = log_softmax(logits) in float32,
+// with c = 1 - eps, o = eps / (V - 2) and log p = z - lse (z the logits in
+// float32, lse = log sum_v exp z_v per row),
 //   KL = sum_v q_v log q_v  -  c log p_y  -  o (sum_v log p_v - log p_y - log p_pad)
-// where the first term is the constant c log c + (V - 2) o log o, and since q
-// sums to 1 the gradient is simply
-//   dKL / dlogits = p - q                                       [N, V]
-// (one [N, V] tensor in backward, instead of one per term).
+// where the first term is the constant c log c + (V - 2) o log o and
+// sum_v log p_v = sum_v z_v - V lse: per-row reductions only. Since q sums to
+// 1 the gradient is simply
+//   dKL / dlogits = p - q = exp(z - lse) - q                    [N, V]
+// so backward keeps the logits (bfloat16 under autocast) and lse [N], and
+// builds one [N, V] tensor, instead of keeping float32 log-probabilities.
 #pragma once
 #include <torch/torch.h>
 
