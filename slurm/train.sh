@@ -62,6 +62,12 @@ if ((!forwarded)); then
   done
 fi
 
+# A launcher can exit 0 without having run the ranks (a failed step launch):
+# the run is complete only when the trainer wrote its finished.json.
+if ((code == 0)) && [ ! -f "$run/finished.json" ]; then
+  echo "train: the launcher exited 0 but $run/finished.json is missing: the ranks did not finish" >&2
+  code=1
+fi
 case $code in
   0) echo "train: run $run complete" ;;
   75)

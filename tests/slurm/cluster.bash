@@ -25,7 +25,7 @@ install_slurm() {
 start_cluster() {
   local dir=$work/cluster node ports
   node=$(hostname -s)
-  mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
+  mkdir -p "$dir/state" "$dir/spool" "$dir/tmp" "$dir/munge"
   chmod 755 "$work" "$dir"  # munged runs as user munge
   chown munge: "$dir/munge"; chmod 755 "$dir/munge"  # munged: the socket's directory
   setpriv --reuid=munge --regid=munge --init-groups mungekey -c -k "$dir/munge/key"
@@ -42,6 +42,7 @@ CredType=cred/munge
 AuthInfo=socket=$dir/munge/socket,cred_expire=10
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
+TmpFS=$dir/tmp
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
