@@ -23,21 +23,30 @@ fail() { echo "FAIL: $1"; exit 1; }
 grep -q "distributed::NcclCommunicator::iallreduce_sum" <<<"$(nm -C "$build/bin/trainer")" ||
   fail "the trainer does not contain the NCCL communicator"
 
-resolved() {  # <binary> <library name prefix> -> the file the loader picks
-  ldd "$1" | awk -v lib="$2" '$1 ~ "^"lib {print $3}'
-}
 torch_cuda=$(ldd "$build/bin/trainer" | awk '$1 ~ /^libtorch_cuda.so/ {print $3}')
-# Also with a CUDA toolkit first in LD_LIBRARY_PATH, as a cluster's CUDA module sets it.
+# Every library that both the trainer and libtorch_cuda load is the same file
+# (the CUDA runtime, NVRTC, NCCL, ...), also with a CUDA toolkit first in
+# LD_LIBRARY_PATH, as a cluster's CUDA module sets it.
 toolkit_lib=$(dirname "$(ls /usr/local/cuda/lib64/libcudart.so.* 2> /dev/null | head -1)")
 for path in "${LD_LIBRARY_PATH:-}" "$toolkit_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; do
+  ours=$(LD_LIBRARY_PATH=$path ldd "$build/bin/trainer")
+  theirs=$(LD_LIBRARY_PATH=$path ldd "$torch_cuda")
   for lib in libcudart.so libnccl.so; do
-    ours=$(LD_LIBRARY_PATH=$path resolved "$build/bin/trainer" "$lib")
-    theirs=$(LD_LIBRARY_PATH=$path resolved "$torch_cuda" "$lib")
-    [ -n "$ours" ] || fail "the trainer does not link $lib"
-    [ "$(realpath "$ours")" = "$(realpath "$theirs")" ] ||
-      fail "two copies of $lib (LD_LIBRARY_PATH=$path): the trainer loads $ours, LibTorch $theirs"
-    echo "one $lib (LD_LIBRARY_PATH=$path): $(realpath "$ours")"
+    grep -q "^\s*$lib" <<<"$ours" || fail "the trainer does not link $lib"
   done
+  python3 - "$path" <(echo "$ours") <(echo "$theirs") <<'PY' || exit 1
+import os, sys
+path, ours, theirs = sys.argv[1], *(dict((f[0], os.path.realpath(f[2])) for f in
+    (l.split() for l in open(a)) if len(f) >= 3 and f[1] == "=>") for a in sys.argv[2:])
+both = sorted(set(ours) & set(theirs))
+bad = [lib for lib in both if ours[lib] != theirs[lib]]
+for lib in bad:
+    print(f"FAIL: two copies of {lib} (LD_LIBRARY_PATH={path}): the trainer loads "
+          f"{ours[lib]}, LibTorch {theirs[lib]}")
+print(f"one copy of each of the {len(both)} libraries both load (LD_LIBRARY_PATH={path}), "
+      f"e.g. {ours.get('libcudart.so.13', '?')}")
+sys.exit(1 if bad or not both else 0)
+PY
 done
 
 # Every translation unit compiled with LibTorch's include path, and the headers
