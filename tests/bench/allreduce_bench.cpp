@@ -1,11 +1,14 @@
-// Allreduce bandwidth: the MPI backend (blocking and non-blocking) against a
-// bare MPI_Allreduce of the same bytes, in one run.
+// Gradient collectives' bandwidth on the MPI backend, in one run: bare
+// MPI_Allreduce against the communicator's allreduce (blocking, and
+// non-blocking + wait), and the sharded update's pair, reduce-scatter +
+// allgather (blocking, and non-blocking + wait), of the same bytes.
 //
 //   scripts/mpirun.sh -np 2 --bind-to core build/bench/allreduce_bench
 //
 // Prints, per message size, the bus bandwidth (2 (n-1)/n × bytes / time, the
-// figure NCCL's tests report): the median of 5 rounds, the three variants
-// interleaved within each round so that machine noise hits them alike.
+// figure NCCL's tests report, for the pair as for one allreduce: they move the
+// same bytes): the median of 5 rounds, the variants interleaved within each
+// round so that machine noise hits them alike.
 #include <mpi.h>
 
 #include <algorithm>
@@ -46,14 +49,16 @@ int main(int argc, char** argv) {
   distributed::MpiCommunicator comm;
   const double bus = info.world_size > 1 ? 2.0 * (info.world_size - 1) / info.world_size : 1.0;
   if (info.rank == 0) {
-    std::printf("# allreduce of float32, %d ranks\n", info.world_size);
+    std::printf("# gradient collectives of float32, %d ranks (bus GB/s)\n", info.world_size);
     std::printf(
-        "| bytes | bare MPI_Allreduce GB/s | MpiCommunicator GB/s | iallreduce+wait GB/s | "
-        "communicator / bare |\n|---|---|---|---|---|\n");
+        "| bytes | bare MPI_Allreduce | allreduce_sum | iallreduce_sum + wait "
+        "| reduce_scatter_sum + allgather_in_place | both non-blocking + wait "
+        "| allreduce_sum / bare |\n|---|---|---|---|---|---|---|\n");
   }
   for (int64_t bytes : {4096L, 65536L, 1L << 20, 8L << 20, 25L << 20, 100L << 20}) {
     torch::Tensor t = torch::ones({bytes / 4});
-    std::array<std::vector<double>, 3> rounds;  // bare, blocking, non-blocking
+    torch::Tensor shard = torch::empty({bytes / 4 / info.world_size});
+    std::array<std::vector<double>, 5> rounds;
     for (int round = 0; round < 5; ++round) {
       rounds[0].push_back(seconds_per_call([&] {
         MPI_Allreduce(MPI_IN_PLACE, t.data_ptr(), static_cast<int>(t.numel()), MPI_FLOAT, MPI_SUM,
@@ -61,17 +66,25 @@ int main(int argc, char** argv) {
       }));
       rounds[1].push_back(seconds_per_call([&] { comm.allreduce_sum(t); }));
       rounds[2].push_back(seconds_per_call([&] { comm.iallreduce_sum(t)->wait(); }));
+      rounds[3].push_back(seconds_per_call([&] {
+        comm.reduce_scatter_sum(t, shard);
+        comm.allgather_in_place(t);
+      }));
+      rounds[4].push_back(seconds_per_call([&] {
+        comm.ireduce_scatter_sum(t, shard)->wait();
+        comm.iallgather_in_place(t)->wait();
+      }));
     }
     const auto median = [](std::vector<double> v) {
       std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
       return v[v.size() / 2];
     };
-    const double bare = median(rounds[0]), blocking = median(rounds[1]),
-                 nonblocking = median(rounds[2]);
     const auto gbs = [&](double s) { return bus * bytes / s / 1e9; };
     if (info.rank == 0)
-      std::printf("| %ld | %.2f | %.2f | %.2f | %.2f |\n", static_cast<long>(bytes), gbs(bare),
-                  gbs(blocking), gbs(nonblocking), bare / blocking);
+      std::printf("| %ld | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", static_cast<long>(bytes),
+                  gbs(median(rounds[0])), gbs(median(rounds[1])), gbs(median(rounds[2])),
+                  gbs(median(rounds[3])), gbs(median(rounds[4])),
+                  median(rounds[0]) / median(rounds[1]));
   }
   return 0;
 }

@@ -24,6 +24,7 @@
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
 #include "trainer/runtime/precision.h"
+#include "trainer/train/adam_step.h"
 #include "trainer/train/label_smoothing.h"
 
 namespace {
@@ -103,7 +104,7 @@ int main(int argc, char** argv) {
     loss.backward();
     bwd.push_back(seconds_since(start));
     start = Clock::now();
-    adam.step();
+    train::adam_step(adam, 1e-4, 1.0);  // the trainer's update (one pass on the CPU)
     adam.zero_grad();
     opt.push_back(seconds_since(start));
   };

@@ -59,6 +59,28 @@ TEST(MpiCommunicator, RefusesWhatMpiCannotSend) {
   EXPECT_THROW(comm().allreduce_sum(half), std::invalid_argument);
 }
 
+TEST(MpiCommunicator, ReduceScatterAndAllgatherInPlace) {
+  const int64_t n = 5;
+  const torch::Tensor flat = torch::arange(world() * n).to(torch::kFloat) * (rank() + 1);
+  const torch::Tensor before = flat.clone();
+  torch::Tensor shard = torch::empty({n});
+  comm().ireduce_scatter_sum(flat, shard)->wait();
+  EXPECT_TRUE(torch::equal(
+      shard, torch::arange(rank() * n, (rank() + 1) * n).to(torch::kFloat) * rank_sum()));
+  EXPECT_TRUE(torch::equal(flat, before));
+
+  torch::Tensor gathered = torch::full({world() * 4}, -1.0);
+  gathered.narrow(0, rank() * 4, 4).fill_(rank() + 1.0);
+  comm().iallgather_in_place(gathered)->wait();
+  EXPECT_TRUE(
+      torch::equal(gathered, torch::arange(1, world() + 1).to(torch::kFloat).repeat_interleave(4)));
+
+  if (world() > 1) {  // shards must be equal
+    torch::Tensor uneven = torch::zeros({world() * 4 + 1});
+    EXPECT_THROW(comm().iallgather_in_place(uneven), std::invalid_argument);
+  }
+}
+
 // Parameters of assorted shapes; loss = sum_i <p_i, c_i(rank)>, so the
 // gradient of p_i on a rank is exactly c_i(rank).
 struct LinearProblem {
@@ -163,8 +185,9 @@ TEST(GradSync, AccumulatesAndToleratesEmptyMicroBatchesAndUnusedParameters) {
   }
 }
 
-// scale_and_clip == (g / divisor) then torch::nn::utils::clip_grad_norm_.
-TEST(GradSync, ScaleAndClipMatchesTorchClipGradNorm) {
+// sum_of_squares (over ranks) and clip_scale == (g / divisor) then
+// torch::nn::utils::clip_grad_norm_.
+TEST(GradSync, ClipScaleMatchesTorchClipGradNorm) {
   for (double max_norm : {1.0, 1e9}) {
     LinearProblem problem;
     distributed::GradSync sync(problem.params, comm(), options(64, true));
@@ -179,12 +202,82 @@ TEST(GradSync, ScaleAndClipMatchesTorchClipGradNorm) {
       reference.push_back(r);
     }
     const double expected_norm = torch::nn::utils::clip_grad_norm_(reference, max_norm);
-    const double norm =
-        sync.scale_and_clip(torch::tensor(37.0, torch::kDouble), max_norm).item<double>();
-    EXPECT_NEAR(norm, expected_norm, 1e-5 * expected_norm);
+    torch::Tensor squares = sync.sum_of_squares();  // this rank's part
+    comm().allreduce_sum(squares);
+    const distributed::GradScale scale =
+        distributed::clip_scale(squares.item<double>(), 37.0, max_norm);
+    EXPECT_NEAR(scale.norm, expected_norm, 1e-5 * expected_norm);
     for (size_t i = 0; i < reference.size(); ++i)
-      EXPECT_TRUE(torch::allclose(problem.params[i].grad(), reference[i].grad(), 1e-6, 1e-7));
+      EXPECT_TRUE(torch::allclose(problem.params[i].grad() * scale.factor, reference[i].grad(),
+                                  1e-6, 1e-7));
   }
+}
+
+// Sharded: each rank gets its shard of every bucket's summed gradients (the
+// buckets padded to equal shards), the norm's parts add up to the whole, the
+// parameters are views into the buckets (their values kept), and
+// gather_parameters / from_shards hand every rank's shard to all.
+TEST(GradSync, ShardedReduceScatterNormAndAllgather) {
+  LinearProblem problem;
+  for (size_t i = 0; i < problem.params.size(); ++i)
+    problem.params[i].detach().copy_(problem.coefficient(i, 0, 5));  // values to keep
+  std::vector<torch::Tensor> before;
+  for (const auto& p : problem.params) before.push_back(p.detach().clone());
+  auto o = options(64, true);
+  o.shard = true;
+  distributed::GradSync sync(problem.params, comm(), o);
+  for (size_t i = 0; i < problem.params.size(); ++i)
+    EXPECT_TRUE(torch::equal(problem.params[i], before[i])) << "param " << i << " lost its values";
+
+  sync.zero_grad();
+  sync.prepare(true);
+  problem.backward(0, problem.all());
+  sync.synchronize();
+  const auto layout = sync.bucket_layout();
+  ASSERT_EQ(sync.shard_parameters().size(), layout.size());
+  double total_squares = 0;
+  for (size_t b = 0; b < layout.size(); ++b) {
+    std::vector<torch::Tensor> parts;  // the bucket's summed gradients, padded
+    for (size_t k : layout[b]) {
+      torch::Tensor sum = torch::zeros({problem.params[k].numel()});
+      for (int r = 0; r < world(); ++r) sum += problem.coefficient(k, r, 0).reshape({-1});
+      total_squares += sum.square().sum().item<double>();
+      parts.push_back(sum);
+    }
+    torch::Tensor flat = torch::cat(parts);
+    const int64_t align = world() * 16;
+    flat = torch::cat({flat, torch::zeros({(align - flat.numel() % align) % align})});
+    const int64_t n = flat.numel() / world();
+    EXPECT_TRUE(torch::equal(sync.shard_parameters()[b].grad(), flat.narrow(0, rank() * n, n)))
+        << "bucket " << b;
+  }
+  torch::Tensor squares = sync.sum_of_squares();
+  comm().allreduce_sum(squares);
+  EXPECT_EQ(squares.item<double>(), total_squares);
+
+  // Each rank writes its rank into its shards; the gather hands them to all.
+  for (const auto& shard : sync.shard_parameters()) shard.fill_(rank() + 1.0);
+  sync.gather_parameters();
+  for (size_t b = 0; b < layout.size(); ++b) {
+    const int64_t n = sync.shard_parameters()[b].numel();
+    int64_t offset = 0;
+    for (size_t k : layout[b]) {
+      const torch::Tensor owner = torch::arange(offset, offset + problem.params[k].numel())
+                                      .div(n, "floor")
+                                      .add(1)
+                                      .to(torch::kFloat);
+      EXPECT_TRUE(torch::equal(problem.params[k].reshape({-1}), owner)) << "param " << k;
+      offset += problem.params[k].numel();
+    }
+  }
+
+  // Per-parameter tensors to this rank's shards and back to every rank.
+  std::vector<torch::Tensor> moments;
+  for (size_t i = 0; i < problem.params.size(); ++i)
+    moments.push_back(problem.coefficient(i, 2, 3) * 0.5);
+  const auto round_trip = sync.from_shards(sync.to_shards(moments));
+  for (size_t i = 0; i < moments.size(); ++i)
+    EXPECT_TRUE(torch::equal(round_trip[i], moments[i])) << "param " << i;
 }
 
 // On the Transformer itself: bucketed, overlapped gradients equal one plain

@@ -3,7 +3,8 @@
 # 2 ranks x 2 and 4 ranks x 1 train on the same global batches, so after 3
 # steps (dropout 0) their parameters and logged losses agree to float tolerance.
 # Also: overlapping the gradient allreduce with backward changes no bit (2
-# ranks: every sum has two terms), and a global batch with fewer examples than
+# ranks: every sum has two terms); the sharded update (dist.shard_update, on
+# with MPI) and every rank's whole update agree; and a global batch with fewer examples than
 # micro-batches (empty micro-batches on some ranks) neither hangs nor changes
 # the result.
 # Usage: global_batch_invariance.sh <build dir> <source dir>
@@ -34,6 +35,9 @@ train() {  # name ranks accum [extra trainer options]
 train r1a4 1 4
 train r2a2 2 2 --dist.bucket_mb 0.02
 train r2a2-plain 2 2 --dist.bucket_mb 0.02 --dist.overlap false
+train r2a2-unsharded 2 2 --dist.bucket_mb 0.02 --dist.shard_update off
+grep -q "reduce-scatter, sharded update, allgather" r2a2.log
+grep -q "mpi allreduce in" r2a2-unsharded.log
 train r4a1 4 1
 grep -q "parameters identical on all 4 ranks" r4a1.log
 
@@ -54,7 +58,7 @@ def load(r):
 
 overlapped, plain = load("r2a2"), load("r2a2-plain")
 assert all(torch.equal(overlapped[k], plain[k]) for k in plain), "overlap changed the result"
-print("r2a2 overlapped == r2a2 allreduce after backward (bitwise)")
+print("r2a2 overlapped == r2a2 collectives after backward (bitwise)")
 
 def comparable(name, t):
     # The key bias b^K has an exactly zero gradient (softmax is invariant to
@@ -82,7 +86,7 @@ def same_trajectory(runs):
             assert abs(a - b) <= rtol * abs(b), (r, losses[r], losses[runs[0]])
     print("losses:", losses[runs[0]])
 
-same_trajectory(["r1a4", "r2a2", "r4a1"])
+same_trajectory(["r1a4", "r2a2", "r4a1", "r2a2-unsharded"])
 same_trajectory(["t1a8", "t2a4", "t4a2"])
 PY
 echo "global batch invariance: OK"

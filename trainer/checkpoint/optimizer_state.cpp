@@ -1,37 +1,19 @@
 #include "trainer/checkpoint/optimizer_state.h"
 
-#include <sstream>
 #include <stdexcept>
-#include <type_traits>
 
 #include "trainer/checkpoint/state_dict.h"
+#include "trainer/train/adam_step.h"
 
 namespace checkpoint {
-namespace {
-
-// The optimizer's state is keyed by the parameter's TensorImpl: as a pointer
-// (LibTorch ≥ 2.4) or as its printed address (1.13).
-using StateKey = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
-
-template <typename Key = StateKey>
-Key key_of(const torch::Tensor& param) {
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream address;
-    address << param.unsafeGetTensorImpl();
-    return address.str();
-  } else {
-    return static_cast<Key>(param.unsafeGetTensorImpl());
-  }
-}
-
-}  // namespace
+using train::adam_state_key;
 
 void save_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
                           const std::string& path) {
   NamedTensors tensors;
   auto& states = optimizer.state();
   for (const auto& p : model.named_parameters()) {
-    const auto it = states.find(key_of(p.value()));
+    const auto it = states.find(adam_state_key(p.value()));
     if (it == states.end()) continue;
     const auto& s = static_cast<const torch::optim::AdamParamState&>(*it->second);
     tensors.emplace_back(p.key() + ".exp_avg", s.exp_avg());
@@ -61,7 +43,7 @@ void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module
     s->step(take(p.key() + ".step", {}).item<int64_t>());
     s->exp_avg(take(p.key() + ".exp_avg", p.value()));
     s->exp_avg_sq(take(p.key() + ".exp_avg_sq", p.value()));
-    states[key_of(p.value())] = std::move(s);
+    states[adam_state_key(p.value())] = std::move(s);
   }
   if (!saved.empty())
     throw std::runtime_error(path + ": '" + saved.begin()->first + "' belongs to no parameter");

@@ -27,7 +27,12 @@ std::string shape_of(const torch::Tensor& t) {
 
 void save_tensors(const NamedTensors& tensors, const std::string& path) {
   c10::Dict<std::string, torch::Tensor> dict;
-  for (const auto& [name, tensor] : tensors) dict.insert(name, tensor.detach().cpu());
+  for (const auto& [name, tensor] : tensors) {
+    // A view into a larger buffer (sharded training's flat parameters) is
+    // saved as a tensor of its own, not with the whole buffer.
+    const torch::Tensor cpu = tensor.detach().cpu();
+    dict.insert(name, cpu.storage().nbytes() == cpu.nbytes() ? cpu : cpu.clone());
+  }
   const std::vector<char> bytes = torch::pickle_save(dict);
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

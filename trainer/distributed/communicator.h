@@ -34,6 +34,20 @@ class Communicator {
   virtual void allreduce_sum(torch::Tensor& tensor) = 0;
   // The same, started now and finished by Work::wait().
   virtual std::unique_ptr<Work> iallreduce_sum(torch::Tensor& tensor) = 0;
+  // Started now, finished by Work::wait(): `shard` (contiguous, numel = n =
+  // flat.numel() / world_size) = the sum over ranks of elements
+  // [rank * n, (rank + 1) * n) of their `flat`. `flat` is left as it was.
+  virtual std::unique_ptr<Work> ireduce_scatter_sum(const torch::Tensor& flat,
+                                                    torch::Tensor& shard) = 0;
+  // Started now, finished by Work::wait(): in place, every rank's elements
+  // [rank * n, (rank + 1) * n) of `flat` (n = flat.numel() / world_size) to all ranks.
+  virtual std::unique_ptr<Work> iallgather_in_place(torch::Tensor& flat) = 0;
+  // Their blocking forms. (MPI's blocking collectives run other, faster
+  // algorithms than its non-blocking ones: use these when nothing overlaps.)
+  virtual void reduce_scatter_sum(const torch::Tensor& flat, torch::Tensor& shard) {
+    ireduce_scatter_sum(flat, shard)->wait();
+  }
+  virtual void allgather_in_place(torch::Tensor& flat) { iallgather_in_place(flat)->wait(); }
   // In place: every rank gets rank `root`'s tensor.
   virtual void broadcast(torch::Tensor& tensor, int root) = 0;
   // [world_size, *local.shape]: row r is rank r's `local`.

@@ -2,6 +2,7 @@
 
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -46,20 +47,40 @@ GradSync::GradSync(const std::vector<torch::Tensor>& params, Communicator& comm,
     bytes += p.numel() * static_cast<int64_t>(p.element_size());
   }
 
+  // Sharded buckets split into world_size equal shards of whole 64-byte lines.
   torch::NoGradGuard no_grad;
+  const int64_t world = comm_.world_size(), rank = comm_.rank();
+  const int64_t align = options_.shard ? world * 16 : 1;
   for (const auto& group : groups) {
     Bucket bucket;
     int64_t numel = 0;
-    for (size_t k : group) numel += params_[k].numel();
-    bucket.flat = torch::zeros({numel}, params_[group.front()].options());
-    int64_t offset = 0;
     for (size_t k : group) {
-      const int64_t n = params_[k].numel();
-      params_[k].mutable_grad() = bucket.flat.narrow(0, offset, n).view_as(params_[k]);
-      bucket_of_[k] = buckets_.size();
-      offset += n;
+      bucket.offsets.push_back(numel);
+      numel += params_[k].numel();
+    }
+    const auto options = params_[group.front()].options();
+    bucket.flat = torch::zeros({(numel + align - 1) / align * align}, options);
+    if (options_.shard) bucket.flat_params = torch::zeros_like(bucket.flat);
+    for (size_t j = 0; j < group.size(); ++j) {
+      torch::Tensor& p = params_[group[j]];
+      p.mutable_grad() = bucket.flat.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
+      if (options_.shard) {  // the parameter's values move into the bucket, which it then views
+        torch::Tensor view = bucket.flat_params.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
+        view.copy_(p);
+        p.set_data(view);
+      }
+      bucket_of_[group[j]] = buckets_.size();
     }
     bucket.params = group;
+    if (options_.shard) {
+      const int64_t n = bucket.flat.numel() / world;
+      bucket.grad_shard = world == 1 ? bucket.flat : torch::empty({n}, options);
+      shard_params_.push_back(bucket.flat_params.narrow(0, rank * n, n).detach());
+      shard_params_.back().mutable_grad() = bucket.grad_shard;
+    } else {  // every rank has all gradients; each takes its part of the norm
+      const int64_t begin = numel * rank / world, end = numel * (rank + 1) / world;
+      bucket.grad_shard = bucket.flat.narrow(0, begin, end - begin);
+    }
     buckets_.push_back(std::move(bucket));
   }
 
@@ -114,8 +135,20 @@ void GradSync::on_gradient_ready(size_t param) {
 void GradSync::start_ready_buckets() {
   while (next_to_start_ < buckets_.size() && buckets_[next_to_start_].pending == 0) {
     Bucket& bucket = buckets_[next_to_start_++];
-    bucket.work = comm_.iallreduce_sum(bucket.flat);
+    bucket.work = launch(bucket);
   }
+}
+
+std::unique_ptr<Work> GradSync::launch(Bucket& bucket) {
+  return options_.shard ? comm_.ireduce_scatter_sum(bucket.flat, bucket.grad_shard)
+                        : comm_.iallreduce_sum(bucket.flat);
+}
+
+void GradSync::complete(Bucket& bucket) {
+  if (options_.shard)
+    comm_.reduce_scatter_sum(bucket.flat, bucket.grad_shard);
+  else
+    comm_.allreduce_sum(bucket.flat);
 }
 
 void GradSync::synchronize() {
@@ -123,32 +156,72 @@ void GradSync::synchronize() {
   stats_.started_in_backward = armed_ ? static_cast<int64_t>(next_to_start_) : 0;
   if (!armed_) next_to_start_ = 0;
   armed_ = false;
-  for (size_t b = next_to_start_; b < buckets_.size(); ++b)
-    buckets_[b].work = comm_.iallreduce_sum(buckets_[b].flat);
-  next_to_start_ = buckets_.size();
-
   const auto start = std::chrono::steady_clock::now();
+  // With overlap every rank starts the rest non-blocking; without, every rank
+  // runs MPI's faster blocking collectives (the two kinds never match each other).
+  for (size_t b = next_to_start_; b < buckets_.size(); ++b) {
+    if (options_.overlap)
+      buckets_[b].work = launch(buckets_[b]);
+    else
+      complete(buckets_[b]);
+  }
+  next_to_start_ = buckets_.size();
   for (auto& bucket : buckets_) {
-    bucket.work->wait();
+    if (bucket.work) bucket.work->wait();
     bucket.work.reset();
   }
   stats_.wait_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-torch::Tensor GradSync::scale_and_clip(const torch::Tensor& divisor, double max_norm) {
-  // One pass for the norm, one to scale: g = sum / divisor, times the clip
-  // coefficient max / (norm + 1e-6) when that is below 1. All on the
-  // gradients' device, nothing read back: the host does not wait here.
+torch::Tensor GradSync::sum_of_squares() const {
   torch::NoGradGuard no_grad;
-  torch::Tensor sum_squares = torch::zeros({}, divisor.options().dtype(torch::kDouble));
+  torch::Tensor sum = torch::zeros({}, buckets_.front().flat.options().dtype(torch::kDouble));
   for (const auto& bucket : buckets_)
-    sum_squares += bucket.flat.dot(bucket.flat).to(torch::kDouble);
-  const torch::Tensor norm = sum_squares.sqrt() / divisor;
-  const torch::Tensor clip = (max_norm / (norm + 1e-6)).clamp_max(1.0);
-  const torch::Tensor scale = clip / divisor;
-  for (auto& bucket : buckets_) bucket.flat.mul_(scale);
-  return norm;
+    sum += bucket.grad_shard.dot(bucket.grad_shard).to(torch::kDouble);
+  return sum;
+}
+
+void GradSync::gather_parameters() {
+  for (auto& bucket : buckets_) comm_.allgather_in_place(bucket.flat_params);
+}
+
+std::vector<torch::Tensor> GradSync::to_shards(
+    const std::vector<torch::Tensor>& per_parameter) const {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> shards;
+  for (const auto& bucket : buckets_) {
+    torch::Tensor flat = torch::zeros_like(bucket.flat);
+    for (size_t j = 0; j < bucket.params.size(); ++j) {
+      const torch::Tensor& t = per_parameter.at(bucket.params[j]);
+      flat.narrow(0, bucket.offsets[j], t.numel()).copy_(t.reshape({-1}));
+    }
+    const int64_t n = shard_numel(bucket);
+    shards.push_back(flat.narrow(0, comm_.rank() * n, n).clone());
+  }
+  return shards;
+}
+
+std::vector<torch::Tensor> GradSync::from_shards(const std::vector<torch::Tensor>& shards) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> per_parameter(params_.size());
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    const Bucket& bucket = buckets_[b];
+    const int64_t n = shard_numel(bucket);
+    torch::Tensor flat = torch::empty_like(bucket.flat);
+    flat.narrow(0, comm_.rank() * n, n).copy_(shards.at(b));
+    comm_.allgather_in_place(flat);
+    for (size_t j = 0; j < bucket.params.size(); ++j) {
+      const torch::Tensor& p = params_[bucket.params[j]];
+      per_parameter[bucket.params[j]] = flat.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
+    }
+  }
+  return per_parameter;
+}
+
+GradScale clip_scale(double sum_of_squares, double divisor, double max_norm) {
+  const double norm = std::sqrt(sum_of_squares) / divisor;
+  return {norm, std::min(1.0, max_norm / (norm + 1e-6)) / divisor};
 }
 
 }  // namespace distributed

@@ -6,8 +6,8 @@
 //     for each micro-batch a of this rank:
 //       sync.prepare(a == last);  forward;  backward
 //     sync.synchronize();                      // gradients summed over ranks
-//     grad_norm = sync.scale_and_clip(global_target_tokens, max_norm);   // on the device
-//     optimizer step
+//     scale = clip_scale(sync.sum_of_squares() read once, global_target_tokens, max_norm)
+//     optimizer step on gradients * scale.factor (train/adam_step.h)
 //
 // Gradients live in flat buckets of ~bucket_bytes (parameters taken in
 // reverse registration order, roughly the order backward produces them);
@@ -23,6 +23,15 @@
 // got no gradient, a rank whose last micro-batch was empty) and waits for all.
 // It must come before any other collective of the step: ranks may differ in
 // how many buckets backward started, never in the order they are issued.
+//
+// Sharded (options.shard, ZeRO stage 1 as in Rajbhandari et al. 2020): each
+// bucket is padded to world_size equal shards; its collective is a
+// reduce-scatter, after which this rank holds the summed gradients of its own
+// shard only (shard_parameters()[b].grad()), and the optimizer updates only
+// that shard of the parameters, which live in flat buckets too (every
+// parameter a view into its bucket). gather_parameters() then allgathers the
+// updated shards. The same bytes move as with one allreduce; the update, its
+// optimizer state and the gradient norm's pass are split over the ranks.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -40,7 +49,18 @@ void broadcast_parameters(const std::vector<torch::Tensor>& params, Communicator
 struct GradSyncOptions {
   int64_t bucket_bytes = 25 << 20;
   bool overlap = true;  // false: all buckets start after backward
+  bool shard = false;   // reduce-scatter, each rank updates its shard, allgather
 };
+
+// What turns the summed gradients into the update's: g = sum / divisor, times
+// max_norm / (norm + 1e-6) when that is below 1 (max_norm inf: no clip), as
+// torch::nn::utils::clip_grad_norm_ clips. The optimizer applies the factor as
+// it reads each gradient (train/adam_step.h): no pass of its own.
+struct GradScale {
+  double norm;    // of sum / divisor, before clipping
+  double factor;  // clip coefficient / divisor
+};
+GradScale clip_scale(double sum_of_squares, double divisor, double max_norm);
 
 class GradSync {
  public:
@@ -52,15 +72,25 @@ class GradSync {
   void prepare(bool last);
   // Collective: every bucket's allreduce started (in order) and finished.
   void synchronize();
-  // The summed gradients / divisor (a 0-dim tensor on the gradients'
-  // device), clipped to max_norm (inf: no clip) as
-  // torch::nn::utils::clip_grad_norm_ does. Returns the norm before clipping,
-  // a 0-dim double tensor on the device: nothing here waits for the device.
-  torch::Tensor scale_and_clip(const torch::Tensor& divisor, double max_norm);
+  // This rank's part of the summed gradients' squared norm (its shard of each
+  // bucket): summed over ranks, the whole. A 0-dim double tensor on the
+  // gradients' device (nothing here waits for the device).
+  torch::Tensor sum_of_squares() const;
+
+  bool sharded() const { return options_.shard; }
+  // Sharded: per bucket, this rank's shard of the flat parameters (a view,
+  // so updating it updates the model) with its summed gradient as .grad().
+  const std::vector<torch::Tensor>& shard_parameters() const { return shard_params_; }
+  // Sharded, collective: every rank's updated shards to all ranks.
+  void gather_parameters();
+  // Sharded: per-parameter tensors (shaped like the parameters, e.g. Adam's
+  // moments) as this rank's shard of each bucket, and back (collective).
+  std::vector<torch::Tensor> to_shards(const std::vector<torch::Tensor>& per_parameter) const;
+  std::vector<torch::Tensor> from_shards(const std::vector<torch::Tensor>& shards);
 
   // What the last synchronize() saw.
   struct Stats {
-    double wait_seconds = 0;          // blocked in Work::wait()
+    double wait_seconds = 0;          // blocked in the collectives (after backward)
     int64_t started_in_backward = 0;  // buckets whose allreduce overlapped backward
   };
   const Stats& stats() const { return stats_; }
@@ -72,19 +102,29 @@ class GradSync {
 
  private:
   struct Bucket {
-    torch::Tensor flat;          // [sum of numel] the gradients of its parameters
-    std::vector<size_t> params;  // indices into params_
+    torch::Tensor flat;            // [padded numel] the gradients of its parameters
+    std::vector<size_t> params;    // indices into params_
+    std::vector<int64_t> offsets;  // of each parameter in flat
+    // Sharded: the parameters, flat like the gradients, and this rank's
+    // summed gradient shard; unsharded: this rank's part of `flat` (for the norm).
+    torch::Tensor flat_params, grad_shard;
     size_t pending = 0;          // parameters not yet done this step
     std::unique_ptr<Work> work;  // the allreduce, once started
   };
 
   void on_gradient_ready(size_t param);
-  void start_ready_buckets();  // in order, stopping at the first incomplete one
+  void start_ready_buckets();                    // in order, stopping at the first incomplete one
+  std::unique_ptr<Work> launch(Bucket& bucket);  // the bucket's collective, non-blocking
+  void complete(Bucket& bucket);                 // the same, blocking
+  int64_t shard_numel(const Bucket& bucket) const {
+    return bucket.flat.numel() / comm_.world_size();
+  }
 
   std::vector<torch::Tensor> params_;
   Communicator& comm_;
   GradSyncOptions options_;
   std::vector<Bucket> buckets_;
+  std::vector<torch::Tensor> shard_params_;
   std::vector<size_t> bucket_of_;  // param index -> bucket index
   std::vector<bool> done_;         // param index -> gradient complete this step
   size_t next_to_start_ = 0;

@@ -77,9 +77,12 @@ class Staged {
   torch::Tensor tensor_, buffer_;
 };
 
+// A collective in flight: its result's staging, finished on wait, and its
+// input's, kept alive until then.
 class MpiWork : public Work {
  public:
-  MpiWork(MPI_Request request, Staged staged) : request_(request), staged_(std::move(staged)) {}
+  MpiWork(MPI_Request request, Staged result, Staged input = Staged(torch::Tensor()))
+      : request_(request), staged_(std::move(result)), input_(std::move(input)) {}
   ~MpiWork() override {
     if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
   }
@@ -96,9 +99,19 @@ class MpiWork : public Work {
 
  private:
   MPI_Request request_;
-  Staged staged_;
+  Staged staged_, input_;
   bool finished_ = false;
 };
+
+// The number of elements each rank owns of `flat`, checked.
+int shard_count(const torch::Tensor& flat, int world_size) {
+  check_call(flat);
+  if (flat.numel() % world_size != 0)
+    throw std::invalid_argument("MPI reduce-scatter/allgather: " + std::to_string(flat.numel()) +
+                                " elements do not split into " + std::to_string(world_size) +
+                                " equal shards");
+  return static_cast<int>(flat.numel() / world_size);
+}
 
 }  // namespace
 
@@ -107,16 +120,75 @@ MpiCommunicator::MpiCommunicator() {
   MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
 }
 
-void MpiCommunicator::allreduce_sum(torch::Tensor& tensor) { iallreduce_sum(tensor)->wait(); }
-
-std::unique_ptr<Work> MpiCommunicator::iallreduce_sum(torch::Tensor& tensor) {
+// Each collective in two forms: started (`request` set, finished by the
+// work's wait) or run to completion (`request` null: MPI's blocking call,
+// which Open MPI runs with faster algorithms than its non-blocking libnbc).
+std::unique_ptr<Work> MpiCommunicator::allreduce(torch::Tensor& tensor, bool start) {
   check_call(tensor);
   MPI_Request request = MPI_REQUEST_NULL;
   if (world_size_ == 1) return std::make_unique<MpiWork>(request, Staged(torch::Tensor()));
   Staged staged(tensor);
-  MPI_Iallreduce(MPI_IN_PLACE, staged.data(), static_cast<int>(tensor.numel()), mpi_type(tensor),
-                 MPI_SUM, MPI_COMM_WORLD, &request);
+  const int n = static_cast<int>(tensor.numel());
+  if (start)
+    MPI_Iallreduce(MPI_IN_PLACE, staged.data(), n, mpi_type(tensor), MPI_SUM, MPI_COMM_WORLD,
+                   &request);
+  else
+    MPI_Allreduce(MPI_IN_PLACE, staged.data(), n, mpi_type(tensor), MPI_SUM, MPI_COMM_WORLD);
   return std::make_unique<MpiWork>(request, std::move(staged));
+}
+
+std::unique_ptr<Work> MpiCommunicator::reduce_scatter(const torch::Tensor& flat,
+                                                      torch::Tensor& shard, bool start) {
+  const int n = shard_count(flat, world_size_);
+  check_call(shard);
+  if (shard.numel() != n || shard.scalar_type() != flat.scalar_type())
+    throw std::invalid_argument("MPI reduce-scatter: the shard must hold " + std::to_string(n) +
+                                " elements of the input's dtype");
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (world_size_ == 1) {
+    if (!shard.is_same(flat)) shard.copy_(flat);
+    return std::make_unique<MpiWork>(request, Staged(torch::Tensor()));
+  }
+  Staged input(flat), result(shard);
+  if (start)
+    MPI_Ireduce_scatter_block(input.data(), result.data(), n, mpi_type(flat), MPI_SUM,
+                              MPI_COMM_WORLD, &request);
+  else
+    MPI_Reduce_scatter_block(input.data(), result.data(), n, mpi_type(flat), MPI_SUM,
+                             MPI_COMM_WORLD);
+  return std::make_unique<MpiWork>(request, std::move(result), std::move(input));
+}
+
+std::unique_ptr<Work> MpiCommunicator::allgather_shards(torch::Tensor& flat, bool start) {
+  const int n = shard_count(flat, world_size_);
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (world_size_ == 1) return std::make_unique<MpiWork>(request, Staged(torch::Tensor()));
+  Staged staged(flat);
+  if (start)
+    MPI_Iallgather(MPI_IN_PLACE, n, mpi_type(flat), staged.data(), n, mpi_type(flat),
+                   MPI_COMM_WORLD, &request);
+  else
+    MPI_Allgather(MPI_IN_PLACE, n, mpi_type(flat), staged.data(), n, mpi_type(flat),
+                  MPI_COMM_WORLD);
+  return std::make_unique<MpiWork>(request, std::move(staged));
+}
+
+void MpiCommunicator::allreduce_sum(torch::Tensor& tensor) { allreduce(tensor, false)->wait(); }
+std::unique_ptr<Work> MpiCommunicator::iallreduce_sum(torch::Tensor& tensor) {
+  return allreduce(tensor, true);
+}
+void MpiCommunicator::reduce_scatter_sum(const torch::Tensor& flat, torch::Tensor& shard) {
+  reduce_scatter(flat, shard, false)->wait();
+}
+std::unique_ptr<Work> MpiCommunicator::ireduce_scatter_sum(const torch::Tensor& flat,
+                                                           torch::Tensor& shard) {
+  return reduce_scatter(flat, shard, true);
+}
+void MpiCommunicator::allgather_in_place(torch::Tensor& flat) {
+  allgather_shards(flat, false)->wait();
+}
+std::unique_ptr<Work> MpiCommunicator::iallgather_in_place(torch::Tensor& flat) {
+  return allgather_shards(flat, true);
 }
 
 void MpiCommunicator::broadcast(torch::Tensor& tensor, int root) {

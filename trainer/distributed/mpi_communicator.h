@@ -18,11 +18,21 @@ class MpiCommunicator : public Communicator {
   const char* backend() const override { return "mpi"; }
   void allreduce_sum(torch::Tensor& tensor) override;
   std::unique_ptr<Work> iallreduce_sum(torch::Tensor& tensor) override;
+  std::unique_ptr<Work> ireduce_scatter_sum(const torch::Tensor& flat,
+                                            torch::Tensor& shard) override;
+  std::unique_ptr<Work> iallgather_in_place(torch::Tensor& flat) override;
+  void reduce_scatter_sum(const torch::Tensor& flat, torch::Tensor& shard) override;
+  void allgather_in_place(torch::Tensor& flat) override;
   void broadcast(torch::Tensor& tensor, int root) override;
   torch::Tensor allgather(const torch::Tensor& local) override;
   void barrier() override;
 
  private:
+  // `start`: non-blocking (MPI_I...), else MPI's blocking call.
+  std::unique_ptr<Work> allreduce(torch::Tensor& tensor, bool start);
+  std::unique_ptr<Work> reduce_scatter(const torch::Tensor& flat, torch::Tensor& shard, bool start);
+  std::unique_ptr<Work> allgather_shards(torch::Tensor& flat, bool start);
+
   int rank_ = 0;
   int world_size_ = 1;
 };

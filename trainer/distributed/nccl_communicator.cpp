@@ -176,6 +176,36 @@ std::unique_ptr<Work> NcclCommunicator::iallreduce_sum(torch::Tensor& tensor) {
   return std::make_unique<NcclWork>(state_, state_->record_done());
 }
 
+std::unique_ptr<Work> NcclCommunicator::ireduce_scatter_sum(const torch::Tensor& flat,
+                                                            torch::Tensor& shard) {
+  check_tensor(flat, state_->device);
+  check_tensor(shard, state_->device);
+  if (flat.numel() != shard.numel() * world_size_ || shard.scalar_type() != flat.scalar_type())
+    throw std::invalid_argument(
+        "NCCL reduce-scatter: the shard must hold 1/world_size of the "
+        "input's elements, of its dtype");
+  state_->check_async();
+  state_->follow_compute(flat);
+  c10::cuda::CUDACachingAllocator::recordStream(shard.storage().data_ptr(), state_->stream);
+  NCCL_CHECK(ncclReduceScatter(flat.data_ptr(), shard.data_ptr(), shard.numel(), nccl_type(flat),
+                               ncclSum, state_->comm, state_->stream.stream()));
+  return std::make_unique<NcclWork>(state_, state_->record_done());
+}
+
+std::unique_ptr<Work> NcclCommunicator::iallgather_in_place(torch::Tensor& flat) {
+  check_tensor(flat, state_->device);
+  if (flat.numel() % world_size_ != 0)
+    throw std::invalid_argument("NCCL allgather: the tensor does not split into equal shards");
+  const int64_t n = flat.numel() / world_size_;
+  state_->check_async();
+  state_->follow_compute(flat);
+  // In place: this rank's shard is the send buffer, at its offset in the output.
+  NCCL_CHECK(ncclAllGather(static_cast<char*>(flat.data_ptr()) + rank_ * n * flat.element_size(),
+                           flat.data_ptr(), n, nccl_type(flat), state_->comm,
+                           state_->stream.stream()));
+  return std::make_unique<NcclWork>(state_, state_->record_done());
+}
+
 void NcclCommunicator::broadcast(torch::Tensor& tensor, int root) {
   check_tensor(tensor, state_->device);
   state_->check_async();

@@ -26,6 +26,9 @@ class NcclCommunicator : public Communicator {
   const char* backend() const override { return "nccl"; }
   void allreduce_sum(torch::Tensor& tensor) override;
   std::unique_ptr<Work> iallreduce_sum(torch::Tensor& tensor) override;
+  std::unique_ptr<Work> ireduce_scatter_sum(const torch::Tensor& flat,
+                                            torch::Tensor& shard) override;
+  std::unique_ptr<Work> iallgather_in_place(torch::Tensor& flat) override;
   void broadcast(torch::Tensor& tensor, int root) override;
   torch::Tensor allgather(const torch::Tensor& local) override;
   void barrier() override;

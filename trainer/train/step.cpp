@@ -15,20 +15,15 @@ void seed_dropout(uint64_t seed, int64_t step, int64_t part) {
                                     static_cast<uint64_t>(part)));
 }
 
-void set_learning_rate(torch::optim::Adam& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups())
-    static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-}
-
 // Layout of the step's allreduce: loss sums and the flags every rank must agree on.
-enum StepSum { kSmoothed, kNll, kTokens, kPreempt, kSaveTime, kNumStepSums };
+enum StepSum { kSmoothed, kNll, kTokens, kSquares, kPreempt, kSaveTime, kNumStepSums };
 
 }  // namespace
 
-TrainStep::TrainStep(Objective& objective, torch::optim::Adam& optimizer,
-                     distributed::GradSync& grad_sync, distributed::Communicator& comm,
-                     const LrSchedule& schedule, LossScaler& loss_scaler, NumericsGuard& guard,
-                     PhaseTimer& phases, const torch::Device& device, Options options)
+TrainStep::TrainStep(Objective& objective, Optimizer& optimizer, distributed::GradSync& grad_sync,
+                     distributed::Communicator& comm, const LrSchedule& schedule,
+                     LossScaler& loss_scaler, NumericsGuard& guard, PhaseTimer& phases,
+                     const torch::Device& device, Options options)
     : objective_(objective),
       optimizer_(optimizer),
       grad_sync_(grad_sync),
@@ -74,30 +69,40 @@ StepResult TrainStep::run(const data::LoadedStep& step, const std::function<Step
   {
     auto phase = phases_.enter(Phase::kCommWait, n);
     grad_sync_.synchronize();  // first: the gradient buckets' collectives come in a fixed order
+  }
+  {
+    auto phase = phases_.enter(Phase::kUpdate, n);
+    sums[kSquares] += grad_sync_.sum_of_squares();  // this rank's part of the gradients' norm
+  }
+  {
+    auto phase = phases_.enter(Phase::kCommWait, n);
     comm_.allreduce_sum(sums);
   }
-  auto phase = phases_.enter(Phase::kUpdate, n);
-  const double max_norm =
-      options_.clip_norm > 0 ? options_.clip_norm : std::numeric_limits<double>::infinity();
-  const torch::Tensor norm =
-      grad_sync_.scale_and_clip(sums[kTokens] * loss_scaler_.scale(), max_norm);
-  // The step's one read from the device: sums, flags and the gradient norm,
-  // which decide whether the update runs.
-  const torch::Tensor host = torch::cat({sums, norm.view({1})}).cpu();
-  const auto v = host.accessor<double, 1>();
   StepResult r;
-  r.smoothed_sum = v[kSmoothed];
-  r.nll_sum = v[kNll];
-  r.tokens = v[kTokens];
-  r.preempt = v[kPreempt] > 0;
-  r.save_due = v[kSaveTime] > 0;
-  r.grad_norm = v[kNumStepSums];
-  const double loss = r.smoothed_sum / r.tokens;
-  r.updated =
-      !loss_scaler_.absorb_overflow(loss, r.grad_norm) && guard_.accept(n, loss, r.grad_norm);
-  if (r.updated) {
-    set_learning_rate(optimizer_, schedule_.at(n));
-    optimizer_.step();
+  {
+    auto phase = phases_.enter(Phase::kUpdate, n);
+    // The step's one read from the device: sums, flags and the gradients'
+    // squared norm, which decide whether and how the update runs.
+    const torch::Tensor host = sums.cpu();
+    const auto v = host.accessor<double, 1>();
+    r.smoothed_sum = v[kSmoothed];
+    r.nll_sum = v[kNll];
+    r.tokens = v[kTokens];
+    r.preempt = v[kPreempt] > 0;
+    r.save_due = v[kSaveTime] > 0;
+    const double max_norm =
+        options_.clip_norm > 0 ? options_.clip_norm : std::numeric_limits<double>::infinity();
+    const distributed::GradScale scale =
+        distributed::clip_scale(v[kSquares], r.tokens * loss_scaler_.scale(), max_norm);
+    r.grad_norm = scale.norm;
+    const double loss = r.smoothed_sum / r.tokens;
+    r.updated =
+        !loss_scaler_.absorb_overflow(loss, r.grad_norm) && guard_.accept(n, loss, r.grad_norm);
+    if (r.updated) optimizer_.step(schedule_.at(n), scale.factor);
+  }
+  if (r.updated && grad_sync_.sharded()) {  // every rank's updated shard to all ranks
+    auto phase = phases_.enter(Phase::kCommWait, n);
+    grad_sync_.gather_parameters();
   }
   return r;
 }

@@ -1,15 +1,18 @@
 // One optimizer step on one global batch (docs/DESIGN.md, "the global batch"):
 //
 //   for each of this rank's micro-batches: forward, loss sum, backward
-//     (gradients add up; during the last one GradSync allreduces the
-//     gradient buckets as they fill)
+//     (gradients add up; during the last one GradSync allreduces, or
+//     reduce-scatters when sharded, the gradient buckets as they fill)
 //   wait for the gradient buckets; allreduce the loss and token sums together
-//     with the flags every rank must agree on (preemption, a timed save)
-//   gradients /= target tokens of the whole global batch   (exactly once;
-//     fp16: times the loss scale the loss was multiplied by before backward)
-//   clip by global norm; skip the update if loss or norm is not finite (an
-//     fp16 overflow backs the loss scale off); else the scheduled learning
-//     rate, Adam step
+//     with this rank's part of the gradients' squared norm and the flags
+//     every rank must agree on (preemption, a timed save)
+//   skip the update if loss or norm is not finite (an fp16 overflow backs
+//     the loss scale off); else an Adam step at the scheduled learning rate
+//     on gradients / target tokens of the whole global batch (exactly once;
+//     fp16: times the loss scale the loss was multiplied by before
+//     backward), clipped by global norm: one factor, applied as Adam reads
+//     each gradient; sharded, on this rank's shard, then the parameters'
+//     allgather
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -24,6 +27,7 @@
 #include "trainer/train/lr_schedule.h"
 #include "trainer/train/numerics_guard.h"
 #include "trainer/train/objective.h"
+#include "trainer/train/optimizer.h"
 #include "trainer/train/phase_timer.h"
 
 namespace train {
@@ -52,7 +56,7 @@ class TrainStep {
     double clip_norm = 0;  // 0: no clipping
     runtime::Precision precision = runtime::Precision::kFp32;
   };
-  TrainStep(Objective& objective, torch::optim::Adam& optimizer, distributed::GradSync& grad_sync,
+  TrainStep(Objective& objective, Optimizer& optimizer, distributed::GradSync& grad_sync,
             distributed::Communicator& comm, const LrSchedule& schedule, LossScaler& loss_scaler,
             NumericsGuard& guard, PhaseTimer& phases, const torch::Device& device, Options options);
 
@@ -62,7 +66,7 @@ class TrainStep {
 
  private:
   Objective& objective_;
-  torch::optim::Adam& optimizer_;
+  Optimizer& optimizer_;
   distributed::GradSync& grad_sync_;
   distributed::Communicator& comm_;
   const LrSchedule& schedule_;

@@ -35,6 +35,7 @@
 #include "trainer/train/lr_schedule.h"
 #include "trainer/train/numerics_guard.h"
 #include "trainer/train/objective.h"
+#include "trainer/train/optimizer.h"
 #include "trainer/train/phase_timer.h"
 #include "trainer/train/preemption.h"
 #include "trainer/train/resume.h"
@@ -79,6 +80,7 @@ class Trainer {
   void start_or_resume(const std::string& resume);
   bool validate();  // false: early stop (patience exhausted)
   void save();
+  bool shard_update() const;
 
   const config::RunConfig& cfg_;
   const std::string resolved_toml_;
@@ -99,7 +101,9 @@ class Trainer {
   model::TaskModel model_;
   std::unique_ptr<Objective> objective_;  // the model's loss
   std::vector<torch::Tensor> params_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;  // the whole model's (checkpoints: optimizer.h)
+  std::unique_ptr<distributed::GradSync> grad_sync_;
+  std::unique_ptr<Optimizer> update_;  // steps optimizer_, or this rank's shard
   const LrSchedule schedule_;
   const checkpoint::Checkpoints checkpoints_;
   const checkpoint::RunIdentity identity_;
@@ -235,6 +239,7 @@ bool Trainer::validate() {
 void Trainer::save() {
   if (last_saved_step_ == state_.step) return;
   watchdog_.beat(state_.step, "checkpoint");
+  update_->gather_state();
   if (ranks_.is_main()) {
     state_.log_window = log_->sums();
     const auto begin = Clock::now();
@@ -243,9 +248,15 @@ void Trainer::save() {
                           checkpoint::CheckpointState{state_, identity_}.to_json());
     logging::info("checkpoint {} ({:.1f} s)", dir, seconds_since(begin));
   }
+  update_->release_state();
   comm_->barrier();
   last_saved_step_ = state_.step;
   last_save_time_ = Clock::now();
+}
+
+bool Trainer::shard_update() const {
+  if (cfg_.dist.shard_update == "auto") return std::string(comm_->backend()) == "mpi";
+  return cfg_.dist.shard_update == "on";
 }
 
 int Trainer::run(const std::string& resume) {
@@ -259,17 +270,20 @@ int Trainer::run(const std::string& resume) {
   distributed::GradSyncOptions sync_options;
   sync_options.bucket_bytes = static_cast<int64_t>(cfg_.dist.bucket_mb * (1 << 20));
   sync_options.overlap = cfg_.dist.overlap;
-  distributed::GradSync grad_sync(params_, *comm_, sync_options);
+  sync_options.shard = shard_update();
+  grad_sync_ = std::make_unique<distributed::GradSync>(params_, *comm_, sync_options);
+  update_ = std::make_unique<Optimizer>(*optimizer_, *grad_sync_);
   int64_t num_params = 0;
   for (const auto& p : params_) num_params += p.numel();
   logging::info(
       "model: {:.2f} M parameters on {}; data: {} training examples, {} ranks x {} "
-      "accumulation steps per global batch of {} tokens; {} allreduce in {} bucket(s){}",
+      "accumulation steps per global batch of {} tokens; {} {} in {} bucket(s){}",
       num_params / 1e6, device_.str(), batcher_.num_examples(), ranks_.size(),
       cfg_.train.accum_steps, cfg_.data.batch_tokens, comm_->backend(),
-      grad_sync.bucket_layout().size(), cfg_.dist.overlap ? " overlapped with backward" : "");
+      sync_options.shard ? "reduce-scatter, sharded update, allgather" : "allreduce",
+      grad_sync_->bucket_layout().size(), cfg_.dist.overlap ? " overlapped with backward" : "");
   LossScaler loss_scaler({precision_ == runtime::Precision::kFp16}, state_.loss_scale);
-  TrainStep train_step(*objective_, *optimizer_, grad_sync, *comm_, schedule_, loss_scaler, guard_,
+  TrainStep train_step(*objective_, *update_, *grad_sync_, *comm_, schedule_, loss_scaler, guard_,
                        phases_, device_,
                        {static_cast<uint64_t>(cfg_.run.seed), cfg_.optim.clip_norm, precision_});
   data::PlanOptions plan;

@@ -1,0 +1,129 @@
+// adam_step: the same mathematics as LibTorch's torch::optim::Adam (the
+// reference) on gradients times a factor, in its one-pass CPU loop and in its
+// fallback; it keeps its moments in the optimizer's own state, so either can
+// continue what the other started (a checkpoint of an older run).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "trainer/train/adam_step.h"
+
+namespace {
+
+using torch::optim::Adam;
+using torch::optim::AdamOptions;
+using torch::optim::AdamParamState;
+
+// Shapes with odd sizes, and one larger than a parallel chunk.
+std::vector<torch::Tensor> make_params(uint64_t seed) {
+  torch::manual_seed(seed);
+  std::vector<torch::Tensor> params;
+  for (auto shape : std::vector<std::vector<int64_t>>{{7}, {13, 5}, {300, 257}})
+    params.push_back(torch::randn(shape).requires_grad_());
+  return params;
+}
+
+std::vector<torch::Tensor> clones(const std::vector<torch::Tensor>& params) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : params) out.push_back(p.detach().clone().requires_grad_());
+  return out;
+}
+
+AdamOptions options(double weight_decay = 0) {
+  return AdamOptions(1e-2).betas({0.9, 0.98}).eps(1e-9).weight_decay(weight_decay);
+}
+
+// Step n's gradients (before the factor) and factor.
+std::vector<torch::Tensor> gradients(const std::vector<torch::Tensor>& params, int n) {
+  torch::manual_seed(100 + n);
+  std::vector<torch::Tensor> g;
+  for (const auto& p : params) g.push_back(torch::randn_like(p) * 50);
+  return g;
+}
+double factor(int n) { return 1.0 / (30 + n); }
+double lr(int n) { return 1e-2 * (n + 1); }
+
+// The reference step: gradients scaled, then torch::optim::Adam.
+void reference_step(Adam& adam, std::vector<torch::Tensor>& params, int n) {
+  const auto g = gradients(params, n);
+  for (size_t i = 0; i < params.size(); ++i) params[i].mutable_grad() = g[i] * factor(n);
+  static_cast<AdamOptions&>(adam.param_groups()[0].options()).lr(lr(n));
+  adam.step();
+}
+
+void our_step(Adam& adam, std::vector<torch::Tensor>& params, int n) {
+  const auto g = gradients(params, n);
+  for (size_t i = 0; i < params.size(); ++i) params[i].mutable_grad() = g[i].clone();
+  train::adam_step(adam, lr(n), factor(n));
+}
+
+// Equal up to float rounding, relative to the tensor's scale: LibTorch's
+// kernels fuse some multiply-adds that the loop rounds twice, and moments that
+// nearly cancel make element-wise relative errors meaningless.
+bool close(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a - b).abs().max().item<double>() <= 1e-6 * b.abs().max().item<double>();
+}
+
+void expect_same(Adam& ours, const std::vector<torch::Tensor>& our_params, Adam& reference,
+                 const std::vector<torch::Tensor>& reference_params) {
+  for (size_t i = 0; i < our_params.size(); ++i) {
+    EXPECT_TRUE(close(our_params[i], reference_params[i])) << "param " << i;
+    const auto& a =
+        static_cast<AdamParamState&>(*ours.state().at(train::adam_state_key(our_params[i])));
+    const auto& b = static_cast<AdamParamState&>(
+        *reference.state().at(train::adam_state_key(reference_params[i])));
+    EXPECT_EQ(a.step(), b.step());
+    EXPECT_TRUE(close(a.exp_avg(), b.exp_avg())) << "exp_avg " << i;
+    EXPECT_TRUE(close(a.exp_avg_sq(), b.exp_avg_sq())) << "exp_avg_sq " << i;
+  }
+}
+
+TEST(AdamStep, OnePassLoopEqualsTorchAdamOnScaledGradients) {
+  for (int threads : {1, 2}) {
+    at::set_num_threads(threads);
+    auto ours = make_params(1), theirs = clones(ours);
+    Adam our_adam(ours, options()), their_adam(theirs, options());
+    for (int n = 0; n < 6; ++n) {
+      our_step(our_adam, ours, n);
+      reference_step(their_adam, theirs, n);
+    }
+    expect_same(our_adam, ours, their_adam, theirs);
+    // and the parameters moved: a step that did nothing would fail above only by chance
+    EXPECT_FALSE(torch::allclose(ours[2], make_params(1)[2], 1e-3, 1e-3));
+  }
+}
+
+TEST(AdamStep, FallbackEqualsTorchAdam) {  // weight decay: not in the loop
+  auto ours = make_params(2), theirs = clones(ours);
+  Adam our_adam(ours, options(0.1)), their_adam(theirs, options(0.1));
+  for (int n = 0; n < 4; ++n) {
+    our_step(our_adam, ours, n);
+    reference_step(their_adam, theirs, n);
+  }
+  expect_same(our_adam, ours, their_adam, theirs);
+}
+
+TEST(AdamStep, ContinuesTorchAdamsStateAndTheOtherWayRound) {
+  auto a = make_params(3), b = clones(a);
+  Adam adam_a(a, options()), adam_b(b, options());
+  // a: torch's Adam, then ours; b: ours, then torch's.
+  for (int n = 0; n < 3; ++n) reference_step(adam_a, a, n);
+  for (int n = 3; n < 6; ++n) our_step(adam_a, a, n);
+  for (int n = 0; n < 3; ++n) our_step(adam_b, b, n);
+  for (int n = 3; n < 6; ++n) reference_step(adam_b, b, n);
+  expect_same(adam_a, a, adam_b, b);
+}
+
+TEST(AdamStep, SkipsParametersWithoutGradient) {
+  auto params = make_params(4);
+  const torch::Tensor before = params[0].detach().clone();
+  Adam adam(params, options());
+  const auto g = gradients(params, 0);
+  for (size_t i = 1; i < params.size(); ++i) params[i].mutable_grad() = g[i];
+  train::adam_step(adam, 1e-2, 1.0);
+  EXPECT_TRUE(torch::equal(params[0], before));
+  EXPECT_EQ(adam.state().count(train::adam_state_key(params[0])), 0u);
+  EXPECT_EQ(adam.state().count(train::adam_state_key(params[1])), 1u);
+}
+
+}  // namespace

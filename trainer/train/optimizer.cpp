@@ -1,0 +1,86 @@
+#include "trainer/train/optimizer.h"
+
+#include <stdexcept>
+
+#include "trainer/train/adam_step.h"
+
+namespace train {
+namespace {
+
+using torch::optim::AdamParamState;
+
+AdamParamState* state_of(torch::optim::Adam& adam, const torch::Tensor& p) {
+  const auto it = adam.state().find(adam_state_key(p));
+  return it == adam.state().end() ? nullptr : static_cast<AdamParamState*>(it->second.get());
+}
+
+// Moments of `params` in `adam` (zeros where it has none), and their common step count.
+struct Moments {
+  std::vector<torch::Tensor> exp_avg, exp_avg_sq;
+  int64_t step = 0;
+};
+
+Moments moments_of(torch::optim::Adam& adam, const std::vector<torch::Tensor>& params) {
+  Moments m;
+  for (const auto& p : params) {
+    const AdamParamState* s = state_of(adam, p);
+    m.exp_avg.push_back(s ? s->exp_avg() : torch::zeros_like(p));
+    m.exp_avg_sq.push_back(s ? s->exp_avg_sq() : torch::zeros_like(p));
+    if (s && m.step != 0 && s->step() != m.step)
+      throw std::runtime_error("optimizer state: parameters with different Adam step counts (" +
+                               std::to_string(m.step) + ", " + std::to_string(s->step()) +
+                               ") cannot be sharded");
+    if (s) m.step = s->step();
+  }
+  return m;
+}
+
+void set_moments(torch::optim::Adam& adam, const std::vector<torch::Tensor>& params,
+                 const Moments& m) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto s = std::make_unique<AdamParamState>();
+    s->step(m.step);
+    s->exp_avg(m.exp_avg[i]);
+    s->exp_avg_sq(m.exp_avg_sq[i]);
+    adam.state()[adam_state_key(params[i])] = std::move(s);
+  }
+}
+
+std::vector<torch::Tensor> params_of(torch::optim::Adam& adam) {
+  return adam.param_groups().at(0).params();
+}
+
+}  // namespace
+
+Optimizer::Optimizer(torch::optim::Adam& whole, distributed::GradSync& sync)
+    : whole_(whole), sync_(sync) {
+  if (!sync.sharded()) return;
+  if (whole.param_groups().size() != 1)
+    throw std::logic_error("Optimizer: sharding needs one parameter group");
+  shards_ = std::make_unique<torch::optim::Adam>(
+      sync.shard_parameters(),
+      static_cast<torch::optim::AdamOptions&>(whole.param_groups()[0].options()));
+  if (!whole.state().empty()) {
+    const Moments m = moments_of(whole, params_of(whole));
+    set_moments(*shards_, sync.shard_parameters(),
+                {sync.to_shards(m.exp_avg), sync.to_shards(m.exp_avg_sq), m.step});
+  }
+  release_state();
+}
+
+void Optimizer::step(double lr, double grad_factor) {
+  adam_step(shards_ ? *shards_ : whole_, lr, grad_factor);
+}
+
+void Optimizer::gather_state() {
+  if (!shards_ || shards_->state().empty()) return;
+  const Moments m = moments_of(*shards_, sync_.shard_parameters());
+  set_moments(whole_, params_of(whole_),
+              {sync_.from_shards(m.exp_avg), sync_.from_shards(m.exp_avg_sq), m.step});
+}
+
+void Optimizer::release_state() {
+  if (shards_) whole_.state().clear();
+}
+
+}  // namespace train
