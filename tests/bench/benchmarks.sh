@@ -5,7 +5,7 @@
 # (build/bench/gemm_peak_bench) measured in the same run for MFU.
 #
 #   tests/bench/benchmarks.sh [size ...]        (sizes: default small base; default: small base)
-#   PRECISIONS="fp32 bf16" MODES="1x1 1x2 2x1" STEPS=10 PEER=... BUILD_DIR=build OUT=runs/bench
+#   PRECISIONS="fp32 bf16" MODES="1x1 1x2 2x1" STEPS=10 REPEAT=1 PEER=... BUILD_DIR=build OUT=runs/bench
 #   TRAINER_ARGS="--dist.overlap true"     (more trainer options; default: overlap off, the
 #                                           better setting for CPU ranks on one node)
 #   PYPI_BUILD=build-cuda PYPI_PYTHON=.venv/torch/bin/python   (the current PyPI torch, when
@@ -19,6 +19,8 @@
 # optimizer update, shares of wall time), MFU (matmul FLOPs per target token,
 # the reference's count, × tokens/s ÷ the peak GEMM GFLOP/s of that dtype and
 # that many cores), peak RSS per rank, and the scaling efficiency of 2 ranks.
+# REPEAT=n measures every row n times (the trainer and the references taking
+# turns) and reports the medians (tokens/s; the split of the median run).
 # Writes $OUT/benchmarks.md and $OUT/benchmarks.json (with machine info), and
 # with 2 ranks the bus bandwidth of the MPI allreduce (build/bench/allreduce_bench).
 set -euo pipefail
@@ -28,6 +30,7 @@ peer=$(realpath "${PEER:-$src/../shared/peer/annotated_train.py}")
 precisions=${PRECISIONS:-"fp32 bf16"}
 modes=${MODES:-"1x1 1x2 2x1"}   # ranks x threads
 steps=${STEPS:-10}
+repeat=${REPEAT:-1}
 out=$(mkdir -p "${OUT:-$src/runs/bench}" && realpath "${OUT:-$src/runs/bench}")
 work=$(mktemp -d /tmp/bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -73,6 +76,7 @@ for size in "${sizes[@]}"; do
   read -r d h l ff v sents len <<<"${SIZE[$size]}"
   for precision in $precisions; do
     for mode in $modes; do
+     for _ in $(seq "$repeat"); do
       ranks=${mode%x*}; threads=${mode#*x}
       echo "$size $precision $mode: trainer ..." >&2
       # shellcheck disable=SC2086
@@ -96,6 +100,7 @@ for size in "${sizes[@]}"; do
         peer_row pytorch2-compile "$pypi_python" "$size" "$precision" "$mode" \
           "$src/tests/bench/peer_compiled.py" "$peer" "${args[@]}"
       fi
+     done
     done
   done
 done
@@ -107,7 +112,13 @@ peaks = [json.loads(l) for l in open(peak_file)]
 peak = {}  # (dtype, threads) -> best GFLOP/s over sizes
 for p in peaks:
     peak[(p["dtype"], p["threads"])] = max(peak.get((p["dtype"], p["threads"]), 0), p["gflops_best"])
-rows = [json.loads(l) for l in open(rows_file)]
+runs = {}  # (impl, size, precision, mode) -> its repeats, in order
+for r in map(json.loads, open(rows_file)):
+    runs.setdefault((r["impl"], r["size"], r["precision"], r["mode"]), []).append(r)
+rows = []
+for repeats in runs.values():  # the median run by tokens/s (the lower middle one of an even count)
+    middle = sorted(repeats, key=lambda r: r["tokens_per_s"])[(len(repeats) - 1) // 2]
+    rows.append(dict(middle, tokens_per_s_runs=[r["tokens_per_s"] for r in repeats]))
 flop = {r["size"]: r["flop_per_token"] for r in rows if "flop_per_token" in r}
 for r in rows:
     ranks, threads = map(int, r["mode"].split("x"))
@@ -157,6 +168,10 @@ for r in rows:
                  f"{pct(s['comm_wait'])} | {pct(s['update'])} | {pct(r['mfu'])} / {pct(p.get('mfu'))} | "
                  f"{r['peak_rss_mb']:.0f} / {num(p.get('peak_rss_mb'), '{:.0f}')} | "
                  f"{pct(r['scaling_efficiency'])} / {pct(p.get('scaling_efficiency'))} |")
+if any(len(r["tokens_per_s_runs"]) > 1 for r in rows):
+    lines += ["", "Every run (tokens/s; the table has the median):", ""]
+    lines += [f"- {r['impl']} {r['size']} {r['precision']} {r['mode'].replace('x', ' × ')}: "
+              + ", ".join(f"{x:.0f}" for x in r["tokens_per_s_runs"]) for r in rows]
 impls = [("trainer", "trainer, LibTorch 1.13"), ("trainer-pypi", "trainer, PyPI LibTorch"),
          ("pytorch", "PyTorch 1.13 eager"), ("pytorch2", "PyTorch 2.x eager"),
          ("pytorch2-compile", "PyTorch 2.x compile")]

@@ -59,21 +59,31 @@ TEST(MpiCommunicator, RefusesWhatMpiCannotSend) {
   EXPECT_THROW(comm().allreduce_sum(half), std::invalid_argument);
 }
 
+// Both forms: MPI's non-blocking calls and the blocking rings (with 3 ranks,
+// every ring step runs).
 TEST(MpiCommunicator, ReduceScatterAndAllgatherInPlace) {
   const int64_t n = 5;
-  const torch::Tensor flat = torch::arange(world() * n).to(torch::kFloat) * (rank() + 1);
-  const torch::Tensor before = flat.clone();
-  torch::Tensor shard = torch::empty({n});
-  comm().ireduce_scatter_sum(flat, shard)->wait();
-  EXPECT_TRUE(torch::equal(
-      shard, torch::arange(rank() * n, (rank() + 1) * n).to(torch::kFloat) * rank_sum()));
-  EXPECT_TRUE(torch::equal(flat, before));
+  const torch::Tensor expected =
+      torch::arange(rank() * n, (rank() + 1) * n).to(torch::kFloat) * rank_sum();
+  for (bool blocking : {true, false}) {
+    torch::Tensor flat = torch::arange(world() * n).to(torch::kFloat) * (rank() + 1);
+    torch::Tensor shard = torch::empty({n});
+    if (blocking)
+      comm().reduce_scatter_sum(flat, shard);
+    else
+      comm().ireduce_scatter_sum(flat, shard)->wait();
+    EXPECT_TRUE(torch::equal(shard, expected)) << "blocking " << blocking;
 
-  torch::Tensor gathered = torch::full({world() * 4}, -1.0);
-  gathered.narrow(0, rank() * 4, 4).fill_(rank() + 1.0);
-  comm().iallgather_in_place(gathered)->wait();
-  EXPECT_TRUE(
-      torch::equal(gathered, torch::arange(1, world() + 1).to(torch::kFloat).repeat_interleave(4)));
+    torch::Tensor gathered = torch::full({world() * 4}, -1.0);
+    gathered.narrow(0, rank() * 4, 4).fill_(rank() + 1.0);
+    if (blocking)
+      comm().allgather_in_place(gathered);
+    else
+      comm().iallgather_in_place(gathered)->wait();
+    EXPECT_TRUE(torch::equal(gathered,
+                             torch::arange(1, world() + 1).to(torch::kFloat).repeat_interleave(4)))
+        << "blocking " << blocking;
+  }
 
   if (world() > 1) {  // shards must be equal
     torch::Tensor uneven = torch::zeros({world() * 4 + 1});

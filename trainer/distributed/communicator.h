@@ -36,7 +36,7 @@ class Communicator {
   virtual std::unique_ptr<Work> iallreduce_sum(torch::Tensor& tensor) = 0;
   // Started now, finished by Work::wait(): `shard` (contiguous, numel = n =
   // flat.numel() / world_size) = the sum over ranks of elements
-  // [rank * n, (rank + 1) * n) of their `flat`. `flat` is left as it was.
+  // [rank * n, (rank + 1) * n) of their `flat`. `flat` may serve as scratch.
   virtual std::unique_ptr<Work> ireduce_scatter_sum(const torch::Tensor& flat,
                                                     torch::Tensor& shard) = 0;
   // Started now, finished by Work::wait(): in place, every rank's elements

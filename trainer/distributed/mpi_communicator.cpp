@@ -68,6 +68,7 @@ class Staged {
     buffer_.copy_(tensor_);  // device to host: the host waits for it
   }
   void* data() const { return buffer_.data_ptr(); }
+  const torch::Tensor& host() const { return buffer_; }
   // Results back into the tensor (a device copy queued on the current stream).
   void finish() {
     if (!buffer_.is_same(tensor_)) tensor_.copy_(buffer_, /*non_blocking=*/true);
@@ -113,6 +114,48 @@ int shard_count(const torch::Tensor& flat, int world_size) {
   return static_cast<int>(flat.numel() / world_size);
 }
 
+// Ring reduce-scatter over point-to-point messages (the bandwidth-optimal ring
+// of Patarasuk & Yuan, as NCCL runs it): in world - 1 steps each rank passes
+// a chunk on to the next rank and adds the one it receives into its own copy;
+// rank r ends with chunk r summed, in `shard`. `flat` is scratch. (Open MPI
+// 4's MPI_Reduce_scatter_block has no ring algorithm, and moves a third of
+// its allreduce's bandwidth on large buffers: allreduce_bench.)
+void ring_reduce_scatter(const torch::Tensor& flat, const torch::Tensor& shard, int rank,
+                         int world) {
+  const int n = static_cast<int>(shard.numel());
+  const MPI_Datatype type = mpi_type(flat);
+  const auto chunk = [&](int c) {
+    return flat.narrow(0, int64_t{(c % world + world) % world} * n, n);
+  };
+  const int right = (rank + 1) % world, left = (rank + world - 1) % world;
+  const torch::Tensor received = world > 2 ? torch::empty_like(shard) : shard;
+  for (int s = 0; s < world - 1; ++s) {
+    const bool last = s == world - 2;
+    const torch::Tensor into = last ? shard : received;
+    MPI_Sendrecv(chunk(rank - s - 1).data_ptr(), n, type, right, 0, into.data_ptr(), n, type, left,
+                 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (last)
+      shard.add_(chunk(rank));  // the others' sum + this rank's own part
+    else
+      chunk(rank - s - 2).add_(received);
+  }
+}
+
+// Ring allgather in place: in world - 1 steps each rank passes on the chunk
+// it got last (its own first) and receives the next.
+void ring_allgather(const torch::Tensor& flat, int rank, int world) {
+  const int n = static_cast<int>(flat.numel() / world);
+  const MPI_Datatype type = mpi_type(flat);
+  const auto chunk = [&](int c) {
+    return static_cast<char*>(flat.data_ptr()) +
+           int64_t{(c % world + world) % world} * n * flat.element_size();
+  };
+  const int right = (rank + 1) % world, left = (rank + world - 1) % world;
+  for (int s = 0; s < world - 1; ++s)
+    MPI_Sendrecv(chunk(rank - s), n, type, right, 0, chunk(rank - s - 1), n, type, left, 0,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
 }  // namespace
 
 MpiCommunicator::MpiCommunicator() {
@@ -154,8 +197,7 @@ std::unique_ptr<Work> MpiCommunicator::reduce_scatter(const torch::Tensor& flat,
     MPI_Ireduce_scatter_block(input.data(), result.data(), n, mpi_type(flat), MPI_SUM,
                               MPI_COMM_WORLD, &request);
   else
-    MPI_Reduce_scatter_block(input.data(), result.data(), n, mpi_type(flat), MPI_SUM,
-                             MPI_COMM_WORLD);
+    ring_reduce_scatter(input.host(), result.host(), rank_, world_size_);
   return std::make_unique<MpiWork>(request, std::move(result), std::move(input));
 }
 
@@ -168,8 +210,7 @@ std::unique_ptr<Work> MpiCommunicator::allgather_shards(torch::Tensor& flat, boo
     MPI_Iallgather(MPI_IN_PLACE, n, mpi_type(flat), staged.data(), n, mpi_type(flat),
                    MPI_COMM_WORLD, &request);
   else
-    MPI_Allgather(MPI_IN_PLACE, n, mpi_type(flat), staged.data(), n, mpi_type(flat),
-                  MPI_COMM_WORLD);
+    ring_allgather(staged.host(), rank_, world_size_);
   return std::make_unique<MpiWork>(request, std::move(staged));
 }
 
