@@ -245,18 +245,24 @@ TEST(GradSync, ShardedReduceScatterNormAndAllgather) {
   sync.synchronize();
   const auto layout = sync.bucket_layout();
   ASSERT_EQ(sync.shard_parameters().size(), layout.size());
+  // Each parameter at the next multiple of 16 elements; the bucket padded to
+  // world_size shards of multiples of 16.
+  const auto round_up = [](int64_t n, int64_t to) { return (n + to - 1) / to * to; };
+  std::vector<std::vector<int64_t>> offsets(layout.size());
   double total_squares = 0;
   for (size_t b = 0; b < layout.size(); ++b) {
-    std::vector<torch::Tensor> parts;  // the bucket's summed gradients, padded
+    int64_t end = 0;
     for (size_t k : layout[b]) {
-      torch::Tensor sum = torch::zeros({problem.params[k].numel()});
+      offsets[b].push_back(round_up(end, 16));
+      end = offsets[b].back() + problem.params[k].numel();
+    }
+    torch::Tensor flat = torch::zeros({round_up(end, world() * 16)});  // the summed gradients
+    for (size_t j = 0; j < layout[b].size(); ++j) {
+      const size_t k = layout[b][j];
+      torch::Tensor sum = flat.narrow(0, offsets[b][j], problem.params[k].numel());
       for (int r = 0; r < world(); ++r) sum += problem.coefficient(k, r, 0).reshape({-1});
       total_squares += sum.square().sum().item<double>();
-      parts.push_back(sum);
     }
-    torch::Tensor flat = torch::cat(parts);
-    const int64_t align = world() * 16;
-    flat = torch::cat({flat, torch::zeros({(align - flat.numel() % align) % align})});
     const int64_t n = flat.numel() / world();
     EXPECT_TRUE(torch::equal(sync.shard_parameters()[b].grad(), flat.narrow(0, rank() * n, n)))
         << "bucket " << b;
@@ -270,14 +276,15 @@ TEST(GradSync, ShardedReduceScatterNormAndAllgather) {
   sync.gather_parameters();
   for (size_t b = 0; b < layout.size(); ++b) {
     const int64_t n = sync.shard_parameters()[b].numel();
-    int64_t offset = 0;
-    for (size_t k : layout[b]) {
-      const torch::Tensor owner = torch::arange(offset, offset + problem.params[k].numel())
-                                      .div(n, "floor")
-                                      .add(1)
-                                      .to(torch::kFloat);
+    for (size_t j = 0; j < layout[b].size(); ++j) {
+      const size_t k = layout[b][j];
+      const torch::Tensor owner =
+          torch::arange(offsets[b][j], offsets[b][j] + problem.params[k].numel())
+              .div(n, "floor")
+              .add(1)
+              .to(torch::kFloat);
       EXPECT_TRUE(torch::equal(problem.params[k].reshape({-1}), owner)) << "param " << k;
-      offset += problem.params[k].numel();
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(problem.params[k].data_ptr()) % 64, 0u);
     }
   }
 

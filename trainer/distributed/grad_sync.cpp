@@ -47,19 +47,22 @@ GradSync::GradSync(const std::vector<torch::Tensor>& params, Communicator& comm,
     bytes += p.numel() * static_cast<int64_t>(p.element_size());
   }
 
-  // Sharded buckets split into world_size equal shards of whole 64-byte lines.
+  // Every parameter starts on a 64-byte line (16 float32) of its bucket, and
+  // sharded buckets split into world_size equal shards of whole lines.
   torch::NoGradGuard no_grad;
   const int64_t world = comm_.world_size(), rank = comm_.rank();
+  const auto round_up = [](int64_t n, int64_t to) { return (n + to - 1) / to * to; };
   const int64_t align = options_.shard ? world * 16 : 1;
   for (const auto& group : groups) {
     Bucket bucket;
     int64_t numel = 0;
     for (size_t k : group) {
+      numel = round_up(numel, 16);
       bucket.offsets.push_back(numel);
       numel += params_[k].numel();
     }
     const auto options = params_[group.front()].options();
-    bucket.flat = torch::zeros({(numel + align - 1) / align * align}, options);
+    bucket.flat = torch::zeros({round_up(numel, align)}, options);
     if (options_.shard) bucket.flat_params = torch::zeros_like(bucket.flat);
     for (size_t j = 0; j < group.size(); ++j) {
       torch::Tensor& p = params_[group[j]];
