@@ -46,6 +46,12 @@ bool cuda_aware_mpi() {
 #endif
 }
 
+// The host waits for the work queued on the tensor's device (before MPI reads it).
+void wait_for_device(const torch::Tensor& t) {
+  if (t.is_cuda())
+    c10::impl::getDeviceGuardImpl(t.device().type())->getStream(t.device()).synchronize();
+}
+
 // The memory MPI works on for `tensor`: the tensor itself when it is on the
 // CPU (or MPI is CUDA-aware), else a pinned host copy that finish() copies
 // back. Either way the device's queued work on it is complete first.
@@ -57,9 +63,7 @@ class Staged {
       return;
     }
     if (cuda_aware_mpi()) {
-      c10::impl::getDeviceGuardImpl(tensor_.device().type())
-          ->getStream(tensor_.device())
-          .synchronize();
+      wait_for_device(tensor_);
       buffer_ = tensor_;
       return;
     }
@@ -137,7 +141,7 @@ void ring_reduce_scatter(const torch::Tensor& flat, const torch::Tensor& shard, 
     if (last)
       shard.add_(chunk(rank));  // the others' sum + this rank's own part
     else
-      chunk(rank - s - 2).add_(received);
+      wait_for_device(chunk(rank - s - 2).add_(received));  // sent in the next step
   }
 }
 
