@@ -36,6 +36,7 @@ train r1a4 1 4
 train r2a2 2 2 --dist.bucket_mb 0.02
 train r2a2-plain 2 2 --dist.bucket_mb 0.02 --dist.overlap false
 train r2a2-unsharded 2 2 --dist.bucket_mb 0.02 --dist.shard_update off
+train r1a4-sharded 1 4 --dist.shard_update on
 grep -q "reduce-scatter, sharded update, allgather" r2a2.log
 grep -q "mpi allreduce in" r2a2-unsharded.log
 train r4a1 4 1
@@ -86,7 +87,7 @@ def same_trajectory(runs):
             assert abs(a - b) <= rtol * abs(b), (r, losses[r], losses[runs[0]])
     print("losses:", losses[runs[0]])
 
-same_trajectory(["r1a4", "r2a2", "r4a1", "r2a2-unsharded"])
+same_trajectory(["r1a4", "r2a2", "r4a1", "r2a2-unsharded", "r1a4-sharded"])
 same_trajectory(["t1a8", "t2a4", "t4a2"])
 PY
 echo "global batch invariance: OK"

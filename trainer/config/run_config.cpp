@@ -90,7 +90,7 @@ void RunConfig::bind(Schema& s) {
   s.add("dist.shard_update", &dist.shard_update,
         "on: each rank updates its shard of the parameters and keeps only that shard's Adam "
         "moments (gradients reduce-scattered, parameters allgathered: ZeRO stage 1); auto: on "
-        "with the mpi backend, off with nccl",
+        "with the mpi backend and more than one rank, off with nccl",
         {"auto", "on", "off"});
   s.add("dist.check_every", &dist.check_every,
         "compare parameter checksums across ranks every N steps (0 = at the end only)");

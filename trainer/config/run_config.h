@@ -60,7 +60,7 @@ struct DistSection {
   std::string backend = "auto";       // auto (nccl on GPUs, mpi on CPUs) | mpi | nccl
   double bucket_mb = 25;              // gradient allreduce bucket size (MiB)
   bool overlap = true;                // allreduce buckets during backward
-  std::string shard_update = "auto";  // auto (on with mpi, off with nccl) | on | off
+  std::string shard_update = "auto";  // auto (on with mpi and > 1 rank, off with nccl) | on | off
   int64_t check_every = 1000;         // compare parameter checksums across ranks (0 = end only)
 };
 

@@ -255,7 +255,8 @@ void Trainer::save() {
 }
 
 bool Trainer::shard_update() const {
-  if (cfg_.dist.shard_update == "auto") return std::string(comm_->backend()) == "mpi";
+  if (cfg_.dist.shard_update == "auto")  // one rank has nothing to share
+    return std::string(comm_->backend()) == "mpi" && comm_->world_size() > 1;
   return cfg_.dist.shard_update == "on";
 }
 
