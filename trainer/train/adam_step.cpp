@@ -24,9 +24,6 @@ torch::optim::AdamParamState& state_of(torch::optim::Adam& optimizer, const torc
   return static_cast<torch::optim::AdamParamState&>(*slot);
 }
 
-}  // namespace
-
-namespace {
 template <typename Key>  // a template, so that only the matching branch is compiled
 Key state_key(const torch::Tensor& param) {
   if constexpr (std::is_same_v<Key, std::string>) {
@@ -37,6 +34,7 @@ Key state_key(const torch::Tensor& param) {
     return static_cast<Key>(param.unsafeGetTensorImpl());
   }
 }
+
 }  // namespace
 
 AdamStateKey adam_state_key(const torch::Tensor& param) { return state_key<AdamStateKey>(param); }
