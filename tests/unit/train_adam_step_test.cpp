@@ -1,10 +1,14 @@
 // adam_step: the same mathematics as LibTorch's torch::optim::Adam (the
-// reference) on gradients times a factor, in its one-pass CPU loop and in its
-// fallback; it keeps its moments in the optimizer's own state, so either can
-// continue what the other started (a checkpoint of an older run).
+// reference) on gradients times a factor, in each of its three ways (its
+// one-pass CPU loop, ATen's fused kernel where LibTorch has one for the CPU,
+// the scaled torch::optim::Adam); it keeps its moments in the optimizer's own
+// state, so either can continue what the other started (a checkpoint of an
+// older run).
 #include <gtest/gtest.h>
 
 #include <vector>
+
+#include <torch/version.h>
 
 #include "trainer/train/adam_step.h"
 
@@ -13,6 +17,11 @@ namespace {
 using torch::optim::Adam;
 using torch::optim::AdamOptions;
 using torch::optim::AdamParamState;
+using train::AdamKernel;
+
+// LibTorch 2.4 added a CPU kernel for the fused Adam (torch.optim.Adam(fused=True)).
+constexpr bool kCpuFusedAdam =
+    TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4);
 
 // Shapes with odd sizes, and one larger than a parallel chunk.
 std::vector<torch::Tensor> make_params(uint64_t seed) {
@@ -75,6 +84,10 @@ void expect_same(Adam& ours, const std::vector<torch::Tensor>& our_params, Adam&
     EXPECT_EQ(a.step(), b.step());
     EXPECT_TRUE(close(a.exp_avg(), b.exp_avg())) << "exp_avg " << i;
     EXPECT_TRUE(close(a.exp_avg_sq(), b.exp_avg_sq())) << "exp_avg_sq " << i;
+    ASSERT_EQ(a.max_exp_avg_sq().defined(), b.max_exp_avg_sq().defined());
+    if (b.max_exp_avg_sq().defined()) {
+      EXPECT_TRUE(close(a.max_exp_avg_sq(), b.max_exp_avg_sq())) << "max_exp_avg_sq " << i;
+    }
   }
 }
 
@@ -83,6 +96,7 @@ TEST(AdamStep, OnePassLoopEqualsTorchAdamOnScaledGradients) {
     at::set_num_threads(threads);
     auto ours = make_params(1), theirs = clones(ours);
     Adam our_adam(ours, options()), their_adam(theirs, options());
+    EXPECT_EQ(train::adam_kernel(our_adam), AdamKernel::kOnePassLoop);
     for (int n = 0; n < 6; ++n) {
       our_step(our_adam, ours, n);
       reference_step(their_adam, theirs, n);
@@ -93,10 +107,31 @@ TEST(AdamStep, OnePassLoopEqualsTorchAdamOnScaledGradients) {
   }
 }
 
-TEST(AdamStep, FallbackEqualsTorchAdam) {  // weight decay: not in the loop
-  auto ours = make_params(2), theirs = clones(ours);
-  Adam our_adam(ours, options(0.1)), their_adam(theirs, options(0.1));
-  for (int n = 0; n < 4; ++n) {
+// Weight decay and AMSGrad are not in the loop: ATen's fused kernel takes
+// them where LibTorch has one for the CPU, else the scaled torch::optim::Adam.
+TEST(AdamStep, WeightDecayAndAmsgradEqualTorchAdam) {
+  for (bool amsgrad : {false, true}) {
+    auto ours = make_params(2), theirs = clones(ours);
+    Adam our_adam(ours, options(0.1).amsgrad(amsgrad)),
+        their_adam(theirs, options(0.1).amsgrad(amsgrad));
+    EXPECT_EQ(train::adam_kernel(our_adam),
+              kCpuFusedAdam ? AdamKernel::kFused : AdamKernel::kTorchAdam);
+    for (int n = 0; n < 4; ++n) {
+      our_step(our_adam, ours, n);
+      reference_step(their_adam, theirs, n);
+    }
+    expect_same(our_adam, ours, their_adam, theirs);
+  }
+}
+
+// One kernel cannot take float32 and float64 tensors together.
+TEST(AdamStep, MixedDtypesStepWithTorchAdam) {
+  auto ours = make_params(5);
+  ours[1] = ours[1].detach().to(torch::kDouble).requires_grad_();
+  auto theirs = clones(ours);
+  Adam our_adam(ours, options()), their_adam(theirs, options());
+  EXPECT_EQ(train::adam_kernel(our_adam), AdamKernel::kTorchAdam);
+  for (int n = 0; n < 3; ++n) {
     our_step(our_adam, ours, n);
     reference_step(their_adam, theirs, n);
   }

@@ -1,8 +1,10 @@
 #include "trainer/train/adam_step.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <sstream>
 #include <type_traits>
@@ -35,47 +37,130 @@ Key state_key(const torch::Tensor& param) {
   }
 }
 
+// ATen's multi-tensor Adam (torch.optim.Adam(fused=True)): a few kernel
+// launches for the whole group instead of several per parameter. It divides
+// each gradient by `grad_scale` as it reads it, and reads the step counts from
+// tensors (which it does not increment).
+void fused_step(torch::optim::Adam& optimizer, torch::optim::OptimizerParamGroup& group,
+                double grad_factor) {
+  const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
+  std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps;
+  std::map<int64_t, torch::Tensor> step_tensors;  // one per distinct count (usually one)
+  for (auto& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    auto& s = state_of(optimizer, p);
+    s.step(s.step() + 1);
+    if (options.amsgrad() && !s.max_exp_avg_sq().defined())
+      s.max_exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    auto& t = step_tensors[s.step()];
+    if (!t.defined())
+      t = torch::full({}, static_cast<double>(s.step()), p.options().dtype(torch::kFloat));
+    params.push_back(p);
+    grads.push_back(p.grad());
+    exp_avgs.push_back(s.exp_avg());
+    exp_avg_sqs.push_back(s.exp_avg_sq());
+    if (options.amsgrad()) max_exp_avg_sqs.push_back(s.max_exp_avg_sq());
+    steps.push_back(t);
+  }
+  if (params.empty()) return;
+  const auto [beta1, beta2] = options.betas();
+  const torch::Tensor divisor =
+      torch::full({}, 1.0 / grad_factor, params[0].options().dtype(torch::kFloat));
+  at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, options.lr(),
+                   beta1, beta2, options.weight_decay(), options.eps(), options.amsgrad(),
+                   /*maximize=*/false, divisor, /*found_inf=*/{});
+}
+
+bool one_pass_loop_applies(const torch::optim::OptimizerParamGroup& group) {
+  const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
+  return options.weight_decay() == 0 && !options.amsgrad() &&
+         std::all_of(group.params().begin(), group.params().end(), [](const torch::Tensor& p) {
+           return p.device().is_cpu() && p.scalar_type() == torch::kFloat && p.is_contiguous();
+         });
+}
+
+// Whether ATen has a fused Adam kernel for the group's device (CUDA; the CPU
+// from LibTorch 2.4 on) and the group's tensors suit it (one floating dtype).
+bool fused_kernel_applies(const torch::optim::OptimizerParamGroup& group) {
+  const auto& params = group.params();
+  if (params.empty()) return false;
+  const auto& first = params.front();
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::_fused_adam_", "");
+  return first.is_floating_point() &&
+         op.hasKernelForDispatchKey(c10::computeDispatchKey(first.scalar_type(), first.layout(),
+                                                            first.device())) &&
+         std::all_of(params.begin(), params.end(), [&](const torch::Tensor& p) {
+           return p.device() == first.device() && p.scalar_type() == first.scalar_type() &&
+                  p.is_non_overlapping_and_dense();
+         });
+}
+
+void one_pass_loop(torch::optim::Adam& optimizer, torch::optim::OptimizerParamGroup& group,
+                   double grad_factor) {
+  const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
+  const auto [beta1, beta2] = options.betas();
+  for (auto& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    auto& s = state_of(optimizer, p);
+    s.step(s.step() + 1);
+    const double t = static_cast<double>(s.step());
+    const AdamCoefficients c{static_cast<float>(beta1),
+                             static_cast<float>(beta2),
+                             static_cast<float>(1 - beta1),
+                             static_cast<float>(1 - beta2),
+                             static_cast<float>(options.eps()),
+                             static_cast<float>(grad_factor),
+                             static_cast<float>(-options.lr() / (1 - std::pow(beta1, t))),
+                             static_cast<float>(std::sqrt(1 - std::pow(beta2, t)))};
+    const torch::Tensor grad = p.grad().contiguous();
+    float* param = p.data_ptr<float>();
+    const float* g = grad.data_ptr<float>();
+    float* m = s.exp_avg().data_ptr<float>();
+    float* v = s.exp_avg_sq().data_ptr<float>();
+    at::parallel_for(0, p.numel(), 1 << 15, [&](int64_t begin, int64_t end) {
+      adam_update(param + begin, g + begin, m + begin, v + begin, end - begin, c);
+    });
+  }
+}
+
 }  // namespace
 
 AdamStateKey adam_state_key(const torch::Tensor& param) { return state_key<AdamStateKey>(param); }
 
-void adam_step(torch::optim::Adam& optimizer, double lr, double grad_scale) {
+AdamKernel adam_kernel(const torch::optim::Adam& optimizer) {
+  const auto& groups = optimizer.param_groups();
+  if (std::all_of(groups.begin(), groups.end(), one_pass_loop_applies))
+    return AdamKernel::kOnePassLoop;
+  if (std::all_of(groups.begin(), groups.end(), fused_kernel_applies)) return AdamKernel::kFused;
+  return AdamKernel::kTorchAdam;
+}
+
+const char* name(AdamKernel kernel) {
+  switch (kernel) {
+    case AdamKernel::kOnePassLoop: return "one-pass CPU loop";
+    case AdamKernel::kFused: return "ATen's fused kernel";
+    case AdamKernel::kTorchAdam: return "torch::optim::Adam";
+  }
+  return "?";
+}
+
+void adam_step(torch::optim::Adam& optimizer, double lr, double grad_factor) {
   torch::NoGradGuard no_grad;
-  for (auto& group : optimizer.param_groups()) {
-    auto& options = static_cast<torch::optim::AdamOptions&>(group.options());
-    options.lr(lr);
-    const bool fused = std::all_of(group.params().begin(), group.params().end(), [](auto& p) {
-      return p.device().is_cpu() && p.scalar_type() == torch::kFloat && p.is_contiguous();
-    });
-    if (!fused || options.weight_decay() != 0 || options.amsgrad()) {
-      for (auto& p : group.params())
-        if (p.grad().defined()) p.mutable_grad().mul_(grad_scale);
+  auto& groups = optimizer.param_groups();
+  for (auto& group : groups) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+  switch (adam_kernel(optimizer)) {
+    case AdamKernel::kOnePassLoop:
+      for (auto& group : groups) one_pass_loop(optimizer, group, grad_factor);
+      break;
+    case AdamKernel::kFused:
+      for (auto& group : groups) fused_step(optimizer, group, grad_factor);
+      break;
+    case AdamKernel::kTorchAdam:
+      for (auto& group : groups)
+        for (auto& p : group.params())
+          if (p.grad().defined()) p.mutable_grad().mul_(grad_factor);
       optimizer.step();
-      continue;
-    }
-    const auto [beta1, beta2] = options.betas();
-    for (auto& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      auto& s = state_of(optimizer, p);
-      s.step(s.step() + 1);
-      const double t = static_cast<double>(s.step());
-      const AdamCoefficients c{static_cast<float>(beta1),
-                               static_cast<float>(beta2),
-                               static_cast<float>(1 - beta1),
-                               static_cast<float>(1 - beta2),
-                               static_cast<float>(options.eps()),
-                               static_cast<float>(grad_scale),
-                               static_cast<float>(-lr / (1 - std::pow(beta1, t))),
-                               static_cast<float>(std::sqrt(1 - std::pow(beta2, t)))};
-      const torch::Tensor grad = p.grad().contiguous();
-      float* param = p.data_ptr<float>();
-      const float* g = grad.data_ptr<float>();
-      float* m = s.exp_avg().data_ptr<float>();
-      float* v = s.exp_avg_sq().data_ptr<float>();
-      at::parallel_for(0, p.numel(), 1 << 15, [&](int64_t begin, int64_t end) {
-        adam_update(param + begin, g + begin, m + begin, v + begin, end - begin, c);
-      });
-    }
+      break;
   }
 }
 

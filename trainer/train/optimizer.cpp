@@ -72,6 +72,8 @@ void Optimizer::step(double lr, double grad_factor) {
   adam_step(shards_ ? *shards_ : whole_, lr, grad_factor);
 }
 
+const char* Optimizer::kernel() const { return name(adam_kernel(shards_ ? *shards_ : whole_)); }
+
 void Optimizer::gather_state() {
   if (!shards_ || shards_->state().empty()) return;
   const Moments m = moments_of(*shards_, sync_.shard_parameters());

@@ -26,6 +26,7 @@ class Optimizer {
  public:
   Optimizer(torch::optim::Adam& whole, distributed::GradSync& sync);
   void step(double lr, double grad_factor);
+  const char* kernel() const;  // how the update computes (adam_step.h)
   void gather_state();  // collective when sharded
   void release_state();
 
