@@ -67,13 +67,22 @@ Batch collate(const std::vector<Example>& examples, const SpecialIds& special) {
   return batch;
 }
 
+template <typename F>
+Batch Batch::with_tensors(F f) const {
+  Batch out = *this;
+  out.src = f(src);
+  out.tgt_in = f(tgt_in);
+  out.tgt_out = f(tgt_out);
+  if (labels.defined()) out.labels = f(labels);
+  return out;
+}
+
 Batch Batch::to(const torch::Device& device) const {
-  Batch moved = *this;
-  moved.src = src.to(device);
-  moved.tgt_in = tgt_in.to(device);
-  moved.tgt_out = tgt_out.to(device);
-  if (labels.defined()) moved.labels = labels.to(device);
-  return moved;
+  return with_tensors([&](const torch::Tensor& t) { return t.to(device, /*non_blocking=*/true); });
+}
+
+Batch Batch::pinned() const {
+  return with_tensors([](const torch::Tensor& t) { return t.pin_memory(); });
 }
 
 }  // namespace data

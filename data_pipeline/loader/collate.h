@@ -34,7 +34,16 @@ struct Batch {
   int64_t num_tgt_tokens = 0;  // non-pad entries of tgt_out: the tokens the loss counts
   std::vector<int64_t> ids;    // [B] Example::id of each row
 
-  Batch to(const torch::Device& device) const;  // the tensors on `device`
+  // The tensors on `device`, copied asynchronously where the device allows
+  // it (a CUDA stream, from pinned memory): the host queues the copy and goes on.
+  Batch to(const torch::Device& device) const;
+  // The tensors in page-locked host memory, the source of asynchronous copies
+  // to a CUDA device (needs a CUDA device to exist).
+  Batch pinned() const;
+
+ private:
+  template <typename F>
+  Batch with_tensors(F f) const;  // a copy with f applied to every tensor
 };
 
 // Throws std::invalid_argument when some examples have labels and others not.

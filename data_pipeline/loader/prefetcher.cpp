@@ -16,19 +16,21 @@ std::string describe(int64_t step, const PlannedMicroBatch& planned, const Datas
          std::to_string(step) + " (split '" + dataset.split() + "', examples " + ids + ")";
 }
 
-Batch load(const PlannedMicroBatch& planned, const Dataset& dataset) {
+Batch load(const PlannedMicroBatch& planned, const Dataset& dataset, bool pin_memory) {
   std::vector<Example> examples;
   examples.reserve(planned.indices.size());
   for (int64_t i : planned.indices) examples.push_back(dataset.get(i));
-  return collate(examples, dataset.manifest().special);
+  Batch batch = collate(examples, dataset.manifest().special);
+  return pin_memory ? batch.pinned() : batch;
 }
 
 }  // namespace
 
-Prefetcher::Prefetcher(const Dataset& dataset, BatchPlan plan, size_t depth)
+Prefetcher::Prefetcher(const Dataset& dataset, BatchPlan plan, size_t depth, bool pin_memory)
     : dataset_(dataset),
       plan_(std::move(plan)),
       depth_(depth < 1 ? 1 : depth),
+      pin_memory_(pin_memory),
       thread_([this] { work(); }) {}
 
 Prefetcher::~Prefetcher() {
@@ -55,7 +57,7 @@ void Prefetcher::work() {
       if (planned) {
         for (const PlannedMicroBatch& micro : planned->micro_batches) {
           where = describe(planned->step, micro, dataset_);
-          loaded.batches.push_back(load(micro, dataset_));
+          loaded.batches.push_back(load(micro, dataset_, pin_memory_));
         }
         loaded.plan = std::move(*planned);
       }

@@ -30,7 +30,9 @@ struct LoadedStep {
 
 class Prefetcher {
  public:
-  Prefetcher(const Dataset& dataset, BatchPlan plan, size_t depth);
+  // pin_memory: the batches in page-locked memory, for asynchronous copies
+  // to a CUDA device (Batch::pinned).
+  Prefetcher(const Dataset& dataset, BatchPlan plan, size_t depth, bool pin_memory = false);
   ~Prefetcher();  // stops and joins the thread
 
   // The next step of the plan; nullopt when the plan is done.
@@ -45,6 +47,7 @@ class Prefetcher {
   const Dataset& dataset_;
   BatchPlan plan_;
   const size_t depth_;
+  const bool pin_memory_;
 
   std::mutex mutex_;
   std::condition_variable ready_cv_, space_cv_;

@@ -278,11 +278,11 @@ int Trainer::run(const std::string& resume) {
   for (const auto& p : params_) num_params += p.numel();
   logging::info(
       "model: {:.2f} M parameters on {}; data: {} training examples, {} ranks x {} "
-      "accumulation steps per global batch of {} tokens; {} {} in {} bucket(s){}",
+      "accumulation steps per global batch of {} tokens; {} {} in {} bucket(s){}; Adam: {}",
       num_params / 1e6, device_.str(), batcher_.num_examples(), ranks_.size(),
       cfg_.train.accum_steps, cfg_.data.batch_tokens, comm_->backend(),
       sync_options.shard ? "reduce-scatter, sharded update, allgather" : "allreduce",
-      grad_sync_->bucket_layout().size(), cfg_.dist.overlap ? " overlapped with backward" : "");
+      grad_sync_->bucket_layout().size(), cfg_.dist.overlap ? " overlapped with backward" : "", update_->kernel());
   LossScaler loss_scaler({precision_ == runtime::Precision::kFp16}, state_.loss_scale);
   TrainStep train_step(*objective_, *update_, *grad_sync_, *comm_, schedule_, loss_scaler, guard_,
                        phases_, device_,
@@ -295,7 +295,7 @@ int Trainer::run(const std::string& resume) {
   plan.max_epochs = cfg_.train.max_epochs;
   data::Prefetcher prefetch(
       train_set_, data::BatchPlan(batcher_, plan, state_.step, state_.epoch, state_.cursor),
-      static_cast<size_t>(cfg_.data.prefetch));
+      static_cast<size_t>(cfg_.data.prefetch), /*pin_memory=*/device_.is_cuda());
   const auto flags = [&] {
     return StepFlags{signals_.requested(),
                      ranks_.is_main() && cfg_.train.save_every_minutes > 0 &&
