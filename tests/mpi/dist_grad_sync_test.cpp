@@ -7,10 +7,12 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include "trainer/distributed/consistency.h"
 #include "trainer/distributed/grad_sync.h"
+#include "trainer/distributed/node_shared_memory.h"
 #include "trainer/distributed/mpi_communicator.h"
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
@@ -226,8 +228,9 @@ TEST(GradSync, ClipScaleMatchesTorchClipGradNorm) {
 // Sharded: each rank gets its shard of every bucket's summed gradients (the
 // buckets padded to equal shards), the norm's parts add up to the whole, the
 // parameters are views into the buckets (their values kept), and
-// gather_parameters / from_shards hand every rank's shard to all.
-TEST(GradSync, ShardedReduceScatterNormAndAllgather) {
+// gather_parameters / from_shards hand every rank's shard to all. Through
+// MPI's collectives or, the ranks all being on this machine, shared memory.
+void check_sharded(bool node_shared) {
   LinearProblem problem;
   for (size_t i = 0; i < problem.params.size(); ++i)
     problem.params[i].detach().copy_(problem.coefficient(i, 0, 5));  // values to keep
@@ -235,7 +238,9 @@ TEST(GradSync, ShardedReduceScatterNormAndAllgather) {
   for (const auto& p : problem.params) before.push_back(p.detach().clone());
   auto o = options(64, true);
   o.shard = true;
+  o.node_shared = node_shared;
   distributed::GradSync sync(problem.params, comm(), o);
+  ASSERT_EQ(sync.node_shared(), node_shared);
   for (size_t i = 0; i < problem.params.size(); ++i)
     EXPECT_TRUE(torch::equal(problem.params[i], before[i])) << "param " << i << " lost its values";
 
@@ -295,6 +300,53 @@ TEST(GradSync, ShardedReduceScatterNormAndAllgather) {
   const auto round_trip = sync.from_shards(sync.to_shards(moments));
   for (size_t i = 0; i < moments.size(); ++i)
     EXPECT_TRUE(torch::equal(round_trip[i], moments[i])) << "param " << i;
+
+  // A second step: each rank's gradients start again from zero.
+  sync.zero_grad();
+  sync.prepare(true);
+  problem.backward(1, problem.all());
+  sync.synchronize();
+  for (size_t b = 0; b < layout.size(); ++b) {
+    torch::Tensor flat = torch::zeros_like(sync.shard_parameters()[b]).repeat({world()});
+    for (size_t j = 0; j < layout[b].size(); ++j) {
+      const size_t k = layout[b][j];
+      torch::Tensor sum = flat.narrow(0, offsets[b][j], problem.params[k].numel());
+      for (int r = 0; r < world(); ++r) sum += problem.coefficient(k, r, 1).reshape({-1});
+    }
+    const int64_t n = flat.numel() / world();
+    EXPECT_TRUE(torch::equal(sync.shard_parameters()[b].grad(), flat.narrow(0, rank() * n, n)))
+        << "bucket " << b << ", second step";
+  }
+}
+
+TEST(GradSync, ShardedReduceScatterNormAndAllgather) { check_sharded(/*node_shared=*/false); }
+TEST(GradSync, ShardedThroughNodeSharedMemory) { check_sharded(/*node_shared=*/true); }
+
+// Objects of ours in /dev/shm (glibc's shm_open puts them there).
+int64_t shared_objects() {
+  int64_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev/shm"))
+    n += entry.path().filename().string().rfind("transformer-grads-", 0) == 0;
+  return n;
+}
+
+// One object every rank maps: each rank's writes are every rank's after a
+// barrier; a size /dev/shm cannot hold is refused on every rank alike; neither
+// leaves a name behind.
+TEST(NodeSharedMemory, EveryRankSeesEveryRanksWrites) {
+  const int64_t objects_before = shared_objects();
+  comm().barrier();  // every rank has counted
+  const auto shared = distributed::node_shared_memory(comm(), 16 * world());
+  ASSERT_TRUE(shared.has_value());
+  EXPECT_TRUE(torch::equal(*shared, torch::zeros({16 * world()})));  // zero-filled
+  comm().barrier();  // every rank has looked before any writes
+  shared->narrow(0, 16 * rank(), 16).fill_(rank() + 1.0);
+  comm().barrier();
+  const auto expected = torch::arange(1, world() + 1, torch::kFloat).repeat_interleave(16);
+  EXPECT_TRUE(torch::equal(*shared, expected));
+  EXPECT_FALSE(distributed::node_shared_memory(comm(), int64_t{1} << 50).has_value());  // 4 PiB
+  comm().barrier();  // rank 0 has unlinked
+  EXPECT_EQ(shared_objects(), objects_before);
 }
 
 // On the Transformer itself: bucketed, overlapped gradients equal one plain

@@ -2,11 +2,12 @@
 # The global-batch invariant (docs/DESIGN.md): 1 rank x 4 accumulation steps,
 # 2 ranks x 2 and 4 ranks x 1 train on the same global batches, so after 3
 # steps (dropout 0) their parameters and logged losses agree to float tolerance.
-# Also: overlapping the gradient allreduce with backward changes no bit (2
-# ranks: every sum has two terms); the sharded update (dist.shard_update, on
-# with MPI) and every rank's whole update agree; and a global batch with fewer examples than
-# micro-batches (empty micro-batches on some ranks) neither hangs nor changes
-# the result.
+# Also: overlapping the gradient collectives with backward changes no bit (2
+# ranks: every sum has two terms), nor does summing the gradients through
+# node-shared memory instead of MPI's reduce-scatter; the sharded update
+# (dist.shard_update, on with MPI) and every rank's whole update agree; and a
+# global batch with fewer examples than micro-batches (empty micro-batches on
+# some ranks) neither hangs nor changes the result.
 # Usage: global_batch_invariance.sh <build dir> <source dir>
 # TRAINER_EXTRA_ARGS (e.g. "--train.device cuda --dist.backend mpi") and
 # INVARIANCE_RTOL (default 1e-5) run it elsewhere (tests/gpu/).
@@ -34,10 +35,13 @@ train() {  # name ranks accum [extra trainer options]
 }
 train r1a4 1 4
 train r2a2 2 2 --dist.bucket_mb 0.02
-train r2a2-plain 2 2 --dist.bucket_mb 0.02 --dist.overlap false
+train r2a2-mpi 2 2 --dist.bucket_mb 0.02 --dist.node_shared_memory false
+train r2a2-mpi-plain 2 2 --dist.bucket_mb 0.02 --dist.node_shared_memory false --dist.overlap false
 train r2a2-unsharded 2 2 --dist.bucket_mb 0.02 --dist.shard_update off
 train r1a4-sharded 1 4 --dist.shard_update on
-grep -q "reduce-scatter, sharded update, allgather" r2a2.log
+# CPU ranks on one machine share memory (GPU parameters cannot: tests/gpu/)
+[ -n "${TRAINER_EXTRA_ARGS:-}" ] || grep -q "node-shared memory, sharded update" r2a2.log
+grep -q "reduce-scatter, sharded update, allgather" r2a2-mpi.log
 grep -q "mpi allreduce in" r2a2-unsharded.log
 train r4a1 4 1
 grep -q "parameters identical on all 4 ranks" r4a1.log
@@ -57,9 +61,13 @@ rtol = float(os.environ["INVARIANCE_RTOL"])
 def load(r):
     return torch.load(f"runs/{r}/checkpoints/latest/model.pt")
 
-overlapped, plain = load("r2a2"), load("r2a2-plain")
-assert all(torch.equal(overlapped[k], plain[k]) for k in plain), "overlap changed the result"
-print("r2a2 overlapped == r2a2 collectives after backward (bitwise)")
+def bitwise(a, b, what):
+    sa, sb = load(a), load(b)
+    assert all(torch.equal(sa[k], sb[k]) for k in sb), f"{what} changed the result"
+    print(f"{a} == {b} (bitwise)")
+
+bitwise("r2a2-mpi", "r2a2-mpi-plain", "overlap")
+bitwise("r2a2", "r2a2-mpi", "node-shared memory")
 
 def comparable(name, t):
     # The key bias b^K has an exactly zero gradient (softmax is invariant to

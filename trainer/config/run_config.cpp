@@ -92,6 +92,10 @@ void RunConfig::bind(Schema& s) {
         "moments (gradients reduce-scattered, parameters allgathered: ZeRO stage 1); auto: on "
         "with the mpi backend and more than one rank, off with nccl",
         {"auto", "on", "off"});
+  s.add("dist.node_shared_memory", &dist.node_shared_memory,
+        "sharded update, CPU ranks all on one machine: parameters and gradients in memory every "
+        "rank maps, each rank sums its shard from the others' gradients, no allgather (false: "
+        "MPI's reduce-scatter and allgather)");
   s.add("dist.check_every", &dist.check_every,
         "compare parameter checksums across ranks every N steps (0 = at the end only)");
 }

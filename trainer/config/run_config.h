@@ -61,6 +61,7 @@ struct DistSection {
   double bucket_mb = 25;              // gradient allreduce bucket size (MiB)
   bool overlap = true;                // allreduce buckets during backward
   std::string shard_update = "auto";  // auto (on with mpi and > 1 rank, off with nccl) | on | off
+  bool node_shared_memory = true;     // sharded CPU ranks on one machine: through shared memory
   int64_t check_every = 1000;         // compare parameter checksums across ranks (0 = end only)
 };
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "trainer/distributed/node_shared_memory.h"
+
 namespace distributed {
 
 void broadcast_parameters(const std::vector<torch::Tensor>& params, Communicator& comm) {
@@ -53,6 +55,7 @@ GradSync::GradSync(const std::vector<torch::Tensor>& params, Communicator& comm,
   const int64_t world = comm_.world_size(), rank = comm_.rank();
   const auto round_up = [](int64_t n, int64_t to) { return (n + to - 1) / to * to; };
   const int64_t align = options_.shard ? world * 16 : 1;
+  int64_t total = 0;  // all buckets' elements
   for (const auto& group : groups) {
     Bucket bucket;
     int64_t numel = 0;
@@ -61,31 +64,50 @@ GradSync::GradSync(const std::vector<torch::Tensor>& params, Communicator& comm,
       bucket.offsets.push_back(numel);
       numel += params_[k].numel();
     }
-    const auto options = params_[group.front()].options();
-    bucket.flat = torch::zeros({round_up(numel, align)}, options);
-    if (options_.shard) bucket.flat_params = torch::zeros_like(bucket.flat);
-    for (size_t j = 0; j < group.size(); ++j) {
-      torch::Tensor& p = params_[group[j]];
+    bucket.params = group;
+    bucket.numel = numel;
+    total += round_up(numel, align);
+    buckets_.push_back(std::move(bucket));
+  }
+  const std::optional<torch::Tensor> shared = node_shared_buffers(total);
+  node_shared_ = shared.has_value();
+
+  int64_t start = 0;  // of the bucket in the shared regions
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    Bucket& bucket = buckets_[b];
+    const auto options = params_[bucket.params.front()].options();
+    const int64_t padded = round_up(bucket.numel, align);
+    if (shared) {  // [parameters | rank 0's gradients | rank 1's | ...], each `total` long
+      for (int64_t r = 0; r < world; ++r)
+        bucket.peer_grads.push_back(shared->narrow(0, total * (1 + r) + start, padded));
+      bucket.flat = bucket.peer_grads[rank];
+      bucket.flat_params = shared->narrow(0, start, padded);
+      start += padded;
+    } else {
+      bucket.flat = torch::zeros({padded}, options);
+      if (options_.shard) bucket.flat_params = torch::zeros_like(bucket.flat);
+    }
+    for (size_t j = 0; j < bucket.params.size(); ++j) {
+      torch::Tensor& p = params_[bucket.params[j]];
       p.mutable_grad() = bucket.flat.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
       if (options_.shard) {  // the parameter's values move into the bucket, which it then views
         torch::Tensor view = bucket.flat_params.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
-        view.copy_(p);
+        if (!shared || rank == 0) view.copy_(p);  // shared: every rank's values are rank 0's
         p.set_data(view);
       }
-      bucket_of_[group[j]] = buckets_.size();
+      bucket_of_[bucket.params[j]] = b;
     }
-    bucket.params = group;
     if (options_.shard) {
-      const int64_t n = bucket.flat.numel() / world;
+      const int64_t n = padded / world;
       bucket.grad_shard = world == 1 ? bucket.flat : torch::empty({n}, options);
       shard_params_.push_back(bucket.flat_params.narrow(0, rank * n, n).detach());
       shard_params_.back().mutable_grad() = bucket.grad_shard;
     } else {  // every rank has all gradients; each takes its part of the norm
-      const int64_t begin = numel * rank / world, end = numel * (rank + 1) / world;
+      const int64_t begin = bucket.numel * rank / world, end = bucket.numel * (rank + 1) / world;
       bucket.grad_shard = bucket.flat.narrow(0, begin, end - begin);
     }
-    buckets_.push_back(std::move(bucket));
   }
+  if (shared) comm_.barrier();  // rank 0's parameter values in place for every rank
 
   // A post hook on each parameter's AccumulateGrad node runs right after
   // autograd has added this backward's gradient into .grad.
@@ -119,7 +141,7 @@ void GradSync::zero_grad() {
 }
 
 void GradSync::prepare(bool last) {
-  armed_ = last && options_.overlap;
+  armed_ = last && options_.overlap && !node_shared_;  // node-shared: nothing to launch
   if (!armed_) return;
   std::fill(done_.begin(), done_.end(), false);
   for (auto& bucket : buckets_) bucket.pending = bucket.params.size();
@@ -154,21 +176,44 @@ void GradSync::complete(Bucket& bucket) {
     comm_.allreduce_sum(bucket.flat);
 }
 
+std::optional<torch::Tensor> GradSync::node_shared_buffers(int64_t total) {
+  const bool cpu_float = std::all_of(params_.begin(), params_.end(), [](const torch::Tensor& p) {
+    return p.device().is_cpu() && p.scalar_type() == torch::kFloat;
+  });
+  if (!options_.shard || !options_.node_shared || comm_.world_size() == 1 || !cpu_float)
+    return std::nullopt;
+  return node_shared_memory(comm_, total * (1 + comm_.world_size()));
+}
+
+void GradSync::sum_shared_shards() {
+  comm_.barrier();  // every rank's backward done: its gradients are final
+  for (auto& bucket : buckets_) {
+    const int64_t n = shard_numel(bucket), begin = comm_.rank() * n;
+    const auto shard_of = [&](size_t r) { return bucket.peer_grads[r].narrow(0, begin, n); };
+    torch::add_out(bucket.grad_shard, shard_of(0), shard_of(1));  // in rank order
+    for (size_t r = 2; r < bucket.peer_grads.size(); ++r) bucket.grad_shard.add_(shard_of(r));
+  }
+}
+
 void GradSync::synchronize() {
   stats_ = Stats();
   stats_.started_in_backward = armed_ ? static_cast<int64_t>(next_to_start_) : 0;
   if (!armed_) next_to_start_ = 0;
   armed_ = false;
   const auto start = std::chrono::steady_clock::now();
-  // With overlap every rank starts the rest non-blocking; without, every rank
-  // runs MPI's faster blocking collectives (the two kinds never match each other).
-  for (size_t b = next_to_start_; b < buckets_.size(); ++b) {
-    if (options_.overlap)
-      buckets_[b].work = launch(buckets_[b]);
-    else
-      complete(buckets_[b]);
+  if (node_shared_) {
+    sum_shared_shards();
+  } else {
+    // With overlap every rank starts the rest non-blocking; without, every rank
+    // runs MPI's faster blocking collectives (the two kinds never match each other).
+    for (size_t b = next_to_start_; b < buckets_.size(); ++b) {
+      if (options_.overlap)
+        buckets_[b].work = launch(buckets_[b]);
+      else
+        complete(buckets_[b]);
+    }
+    next_to_start_ = buckets_.size();
   }
-  next_to_start_ = buckets_.size();
   for (auto& bucket : buckets_) {
     if (bucket.work) bucket.work->wait();
     bucket.work.reset();
@@ -186,6 +231,10 @@ torch::Tensor GradSync::sum_of_squares() const {
 }
 
 void GradSync::gather_parameters() {
+  if (node_shared_) {  // every rank's shard is updated in place: wait for the others' updates
+    comm_.barrier();
+    return;
+  }
   for (auto& bucket : buckets_) comm_.allgather_in_place(bucket.flat_params);
 }
 

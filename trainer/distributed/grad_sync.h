@@ -32,9 +32,19 @@
 // parameter a view into its bucket). gather_parameters() then allgathers the
 // updated shards. The same bytes move as with one allreduce; the update, its
 // optimizer state and the gradient norm's pass are split over the ranks.
+//
+// Node-shared (options.node_shared, sharded, CPU float32 parameters, every
+// rank on this machine: node_shared_memory.h): the parameter buckets exist
+// once, in memory all ranks map, and every rank's gradient buckets are in it
+// too. synchronize() waits at a barrier for every backward, then each rank
+// sums its shard of each bucket straight from the others' gradients (no
+// copies, nothing to overlap); gather_parameters() is a barrier after which
+// every rank's updated shard is already everyone's. The summed shards equal
+// the reduce-scatter's (two ranks: bitwise; more: in rank order).
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <torch/torch.h>
@@ -48,8 +58,9 @@ void broadcast_parameters(const std::vector<torch::Tensor>& params, Communicator
 
 struct GradSyncOptions {
   int64_t bucket_bytes = 25 << 20;
-  bool overlap = true;  // false: all buckets start after backward
-  bool shard = false;   // reduce-scatter, each rank updates its shard, allgather
+  bool overlap = true;       // false: all buckets start after backward
+  bool shard = false;        // reduce-scatter, each rank updates its shard, allgather
+  bool node_shared = false;  // sharded, ranks on one machine: through shared memory
 };
 
 // What turns the summed gradients into the update's: g = sum / divisor, times
@@ -78,6 +89,8 @@ class GradSync {
   torch::Tensor sum_of_squares() const;
 
   bool sharded() const { return options_.shard; }
+  // Sharded through memory all ranks map (the same on every rank).
+  bool node_shared() const { return node_shared_; }
   // Sharded: per bucket, this rank's shard of the flat parameters (a view,
   // so updating it updates the model) with its summed gradient as .grad().
   const std::vector<torch::Tensor>& shard_parameters() const { return shard_params_; }
@@ -103,19 +116,25 @@ class GradSync {
  private:
   struct Bucket {
     torch::Tensor flat;            // [padded numel] the gradients of its parameters
+    int64_t numel = 0;             // of flat before padding
     std::vector<size_t> params;    // indices into params_
     std::vector<int64_t> offsets;  // of each parameter in flat
     // Sharded: the parameters, flat like the gradients, and this rank's
     // summed gradient shard; unsharded: this rank's part of `flat` (for the norm).
     torch::Tensor flat_params, grad_shard;
-    size_t pending = 0;          // parameters not yet done this step
-    std::unique_ptr<Work> work;  // the allreduce, once started
+    std::vector<torch::Tensor> peer_grads;  // node-shared: every rank's `flat`, by rank
+    size_t pending = 0;                     // parameters not yet done this step
+    std::unique_ptr<Work> work;             // the allreduce, once started
   };
 
   void on_gradient_ready(size_t param);
   void start_ready_buckets();                    // in order, stopping at the first incomplete one
   std::unique_ptr<Work> launch(Bucket& bucket);  // the bucket's collective, non-blocking
   void complete(Bucket& bucket);                 // the same, blocking
+  // Node-shared: [total parameters | total per rank's gradients] mapped by all
+  // ranks, or nothing (collective).
+  std::optional<torch::Tensor> node_shared_buffers(int64_t total);
+  void sum_shared_shards();  // node-shared: this rank's summed shards (collective)
   int64_t shard_numel(const Bucket& bucket) const {
     return bucket.flat.numel() / comm_.world_size();
   }
@@ -129,6 +148,7 @@ class GradSync {
   std::vector<bool> done_;         // param index -> gradient complete this step
   size_t next_to_start_ = 0;
   bool armed_ = false;  // hooks act (the last micro-batch's backward)
+  bool node_shared_ = false;
   // Each parameter's AccumulateGrad node (a shared_ptr in LibTorch 1.13, an
   // intrusive_ptr in 2.x) and its post hook's key.
   using Accumulator = decltype(torch::autograd::impl::grad_accumulator(torch::Tensor()));

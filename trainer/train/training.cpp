@@ -272,6 +272,7 @@ int Trainer::run(const std::string& resume) {
   sync_options.bucket_bytes = static_cast<int64_t>(cfg_.dist.bucket_mb * (1 << 20));
   sync_options.overlap = cfg_.dist.overlap;
   sync_options.shard = shard_update();
+  sync_options.node_shared = cfg_.dist.node_shared_memory;
   grad_sync_ = std::make_unique<distributed::GradSync>(params_, *comm_, sync_options);
   update_ = std::make_unique<Optimizer>(*optimizer_, *grad_sync_);
   int64_t num_params = 0;
@@ -281,8 +282,12 @@ int Trainer::run(const std::string& resume) {
       "accumulation steps per global batch of {} tokens; {} {} in {} bucket(s){}; Adam: {}",
       num_params / 1e6, device_.str(), batcher_.num_examples(), ranks_.size(),
       cfg_.train.accum_steps, cfg_.data.batch_tokens, comm_->backend(),
-      sync_options.shard ? "reduce-scatter, sharded update, allgather" : "allreduce",
-      grad_sync_->bucket_layout().size(), cfg_.dist.overlap ? " overlapped with backward" : "", update_->kernel());
+      grad_sync_->node_shared() ? "node-shared memory, sharded update"
+      : sync_options.shard      ? "reduce-scatter, sharded update, allgather"
+                                : "allreduce",
+      grad_sync_->bucket_layout().size(),
+      cfg_.dist.overlap && !grad_sync_->node_shared() ? " overlapped with backward" : "",
+      update_->kernel());
   LossScaler loss_scaler({precision_ == runtime::Precision::kFp16}, state_.loss_scale);
   TrainStep train_step(*objective_, *update_, *grad_sync_, *comm_, schedule_, loss_scaler, guard_,
                        phases_, device_,
