@@ -18,8 +18,12 @@
 # peer, MFU against the published dense peak of the GPU's tensor cores (the
 # FLOPs per target token are the peer's count), peak GPU memory (trainer: the
 # caching allocator's peak, metrics.jsonl peak_gpu_mb; peers: max_memory_allocated),
-# and the trainer's phase shares (CUDA events on a GPU). Writes
-# $OUT/gpu_benchmarks.md and $OUT/gpu_benchmarks.json.
+# and the trainer's phase shares (CUDA events on a GPU). One more row per
+# tokens × precision, "model step, no data loading": the same model, loss and
+# Adam on batches already on the device (bench/train_step_bench, synchronised
+# per phase); the trainer's ratio to it is what data loading and the host
+# cost the trainer (1.00: all hidden). Writes $OUT/gpu_benchmarks.md and
+# $OUT/gpu_benchmarks.json.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath "${BUILD_DIR:-$src/build-cuda}")
@@ -66,6 +70,15 @@ print(json.dumps({'impl': r['impl'], 'tokens': $tokens, 'precision': '$precision
     tail -3 "$work/peer.err" >&2
 }
 
+step_row() {  # <tokens> <precision> <sentences>: train_step_bench's step as a row
+  "$build/bench/train_step_bench" "$size" "$(nproc)" "$2" "$steps" "" "$device" "$3" |
+    "$python" -c "
+import json, sys
+r = json.loads(sys.stdin.readline())
+print(json.dumps({'impl': 'model step, no data loading', 'tokens': $1, 'precision': '$2',
+                  'tokens_per_s': r['tokens_per_s'], 'peak_gpu_mb': 0}))" >> "$rows"
+}
+
 for t in $tokens; do
   sents=$((t / len))
   for precision in $precisions; do
@@ -73,6 +86,8 @@ for t in $tokens; do
     args=(--train.device "$device" --train.precision "${precision/tf32/fp32}")
     [ "$precision" = tf32 ] && args+=(--train.tf32 true)
     SENTENCES=$sents run_trainer "$size" 1 "$(nproc)" "${args[@]}" && trainer_row "$t" "$precision"
+    echo "$t tokens/step, $precision: model step, no data loading ..." >&2
+    step_row "$t" "$precision" "$sents"
     ((dry)) && continue
     peer=(--d-model "$d" --heads "$h" --layers "$l" --ff "$ff" --vocab "$v" --batch-sents "$sents"
           --len "$len" --steps "$steps")

@@ -3,13 +3,17 @@
 // batches shaped like the PyTorch reference's (../shared/peer/annotated_train.py):
 // B sentences of random tokens, S source and T target positions, no padding.
 //
-//   build/bench/train_step_bench [size=base|small|default] [threads=1] [precision=fp32|bf16]
-//                                [steps=8] [trace=<file>]
+//   build/bench/train_step_bench [size=base|small|default] [threads=1]
+//                                [precision=fp32|tf32|bf16] [steps=8] [trace=<file>|""]
+//                                [device=cpu|cuda] [sentences=<B>]
 //
 // Prints one JSON line: median seconds per step of forward (+ loss), backward
 // and the optimizer (the first 2 steps excluded), target tokens/s and peak
-// RSS. With a trace file, one more step runs under LibTorch's profiler and its
-// operators are written as a chrome://tracing file.
+// RSS. On a GPU each phase ends with a device synchronisation, so the times are
+// the GPU's. With a trace file, one more step runs under LibTorch's profiler
+// and its operators are written as a chrome://tracing file. Beside the
+// trainer on the same batch shape (tests/bench/gpu_benchmarks.sh), it is the
+// step without data loading, ranks or logging.
 #include <sys/resource.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 
@@ -19,8 +23,10 @@
 #include <string>
 #include <vector>
 
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include "trainer/config/run_config.h"
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
 #include "trainer/runtime/precision.h"
@@ -68,44 +74,63 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string size_name = argc > 1 ? argv[1] : "base";
-  const int threads = argc > 2 ? std::stoi(argv[2]) : 1;
-  const std::string precision_name = argc > 3 ? argv[3] : "fp32";
-  const int steps = argc > 4 ? std::stoi(argv[4]) : 8;
-  const std::string trace = argc > 5 ? argv[5] : "";
+  const auto arg = [&](int i, const char* fallback) {
+    return std::string(argc > i && *argv[i] ? argv[i] : fallback);
+  };
+  const std::string size_name = arg(1, "base");
+  const int threads = std::stoi(arg(2, "1"));
+  const std::string precision_name = arg(3, "fp32");
+  const int steps = std::stoi(arg(4, "8"));
+  const std::string trace = arg(5, "");
+  const torch::Device device(arg(6, "cpu"));
   torch::set_num_threads(threads);
   torch::set_num_interop_threads(1);
   torch::manual_seed(1);
 
-  const Size size = size_of(size_name);
-  const runtime::Precision precision = runtime::parse_precision(precision_name);
+  Size size = size_of(size_name);
+  if (argc > 7) size.sentences = std::stoll(argv[7]);
+  config::RunConfig defaults;  // the trainer's choices for this build (attention kernels)
+  defaults.model = size.model;
+  size.model = defaults.model_config(size.model.src_vocab, size.model.tgt_vocab, size.model.pad_id);
+  // tf32: fp32 with TF32 matrix products on CUDA (train.tf32)
+  const runtime::Precision precision =
+      runtime::parse_precision(precision_name == "tf32" ? "fp32" : precision_name);
+  runtime::use_tf32(precision_name == "tf32");
   model::EncoderDecoder model(size.model);
+  model->to(device);
   model->train();
   torch::optim::Adam adam(model->parameters(),
                           torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
   const train::LabelSmoothingLoss smoothing(size.model.tgt_vocab, size.model.pad_id, 0.1);
   const int64_t B = size.sentences, T = size.length;
-  const auto src = torch::randint(4, size.model.src_vocab, {B, T}, torch::kLong);      // [B, S]
-  const auto tgt = torch::randint(4, size.model.tgt_vocab, {B, T + 1}, torch::kLong);  // [B, T + 1]
-  const auto tgt_in = tgt.slice(1, 0, T), tgt_out = tgt.slice(1, 1);  // [B, T] each
+  const auto ids = torch::dtype(torch::kLong).device(device);
+  const auto src = torch::randint(4, size.model.src_vocab, {B, T}, ids);      // [B, S]
+  const auto tgt = torch::randint(4, size.model.tgt_vocab, {B, T + 1}, ids);  // [B, T + 1]
+  const auto tgt_in = tgt.slice(1, 0, T), tgt_out = tgt.slice(1, 1);          // [B, T] each
 
+  const auto phase_end = [&] {  // the device's work done, not only queued
+    if (device.is_cuda()) torch::cuda::synchronize(device.index());
+  };
   const auto step = [&](std::vector<double>& fwd, std::vector<double>& bwd,
                         std::vector<double>& opt) {
     auto start = Clock::now();
     torch::Tensor loss;
     {
-      runtime::AutocastScope autocast(precision, torch::kCPU);
+      runtime::AutocastScope autocast(precision, device);
       const auto src_mask = model::make_src_mask(src, size.model.pad_id);
       const auto tgt_mask = model::make_tgt_mask(tgt_in, size.model.pad_id);
       loss = smoothing(model->logits(src, tgt_in, src_mask, tgt_mask), tgt_out).smoothed / (B * T);
     }
+    phase_end();
     fwd.push_back(seconds_since(start));
     start = Clock::now();
     loss.backward();
+    phase_end();
     bwd.push_back(seconds_since(start));
     start = Clock::now();
-    train::adam_step(adam, 1e-4, 1.0);  // the trainer's update (one pass on the CPU)
+    train::adam_step(adam, 1e-4, 1.0);  // the trainer's update
     adam.zero_grad();
+    phase_end();
     opt.push_back(seconds_since(start));
   };
 
@@ -122,10 +147,11 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &usage);
   const double f = median(fwd), b = median(bwd), o = median(opt);
   std::printf(
-      "{\"size\": \"%s\", \"threads\": %d, \"precision\": \"%s\", \"steps\": %zu, "
+      "{\"size\": \"%s\", \"device\": \"%s\", \"threads\": %d, \"precision\": \"%s\", "
+      "\"steps\": %zu, "
       "\"forward_s\": %.4f, \"backward_s\": %.4f, \"optimizer_s\": %.4f, \"step_s\": %.4f, "
       "\"tokens_per_s\": %.1f, \"peak_rss_mb\": %.0f}\n",
-      size_name.c_str(), threads, precision_name.c_str(), fwd.size(), f, b, o, f + b + o,
-      static_cast<double>(B * T) / (f + b + o), usage.ru_maxrss / 1024.0);
+      size_name.c_str(), device.str().c_str(), threads, precision_name.c_str(), fwd.size(), f, b, o,
+      f + b + o, static_cast<double>(B * T) / (f + b + o), usage.ru_maxrss / 1024.0);
   return 0;
 }
