@@ -26,6 +26,7 @@ GradSync::GradSync(const std::vector<torch::Tensor>& params, Communicator& comm,
       comm_(comm),
       options_(options),
       bucket_of_(params.size()),
+      grad_views_(params.size()),
       done_(params.size(), false) {
   if (options_.bucket_bytes <= 0) throw std::invalid_argument("GradSync: bucket_bytes must be > 0");
 
@@ -89,7 +90,9 @@ GradSync::GradSync(const std::vector<torch::Tensor>& params, Communicator& comm,
     }
     for (size_t j = 0; j < bucket.params.size(); ++j) {
       torch::Tensor& p = params_[bucket.params[j]];
-      p.mutable_grad() = bucket.flat.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
+      grad_views_[bucket.params[j]] =
+          bucket.flat.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
+      p.mutable_grad() = grad_views_[bucket.params[j]];
       if (options_.shard) {  // the parameter's values move into the bucket, which it then views
         torch::Tensor view = bucket.flat_params.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
         if (!shared || rank == 0) view.copy_(p);  // shared: every rank's values are rank 0's
@@ -137,7 +140,19 @@ std::vector<std::vector<size_t>> GradSync::bucket_layout() const {
 }
 
 void GradSync::zero_grad() {
-  for (auto& bucket : buckets_) bucket.flat.zero_();
+  for (auto& p : params_) p.mutable_grad().reset();
+}
+
+void GradSync::adopt_gradient(size_t param) {
+  torch::Tensor& p = params_[param];
+  const torch::Tensor& view = grad_views_[param];
+  if (p.grad().is_same(view)) return;
+  torch::NoGradGuard no_grad;
+  if (p.grad().defined())
+    view.copy_(p.grad());
+  else
+    view.zero_();
+  p.mutable_grad() = view;
 }
 
 void GradSync::prepare(bool last) {
@@ -149,6 +164,7 @@ void GradSync::prepare(bool last) {
 }
 
 void GradSync::on_gradient_ready(size_t param) {
+  adopt_gradient(param);
   if (!armed_ || done_[param]) return;
   done_[param] = true;
   if (--buckets_[bucket_of_[param]].pending == 0) start_ready_buckets();
@@ -201,6 +217,7 @@ void GradSync::synchronize() {
   if (!armed_) next_to_start_ = 0;
   armed_ = false;
   const auto start = std::chrono::steady_clock::now();
+  for (size_t k = 0; k < params_.size(); ++k) adopt_gradient(k);  // those that got none: zero
   if (node_shared_) {
     sum_shared_shards();
   } else {

@@ -11,9 +11,10 @@
 //
 // Gradients live in flat buckets of ~bucket_bytes (parameters taken in
 // reverse registration order, roughly the order backward produces them);
-// every parameter's .grad is a view into its bucket, so autograd accumulates
-// straight into the buffer that is sent. With overlap, a hook on each
-// parameter's gradient accumulator marks it done during the last micro-
+// every parameter's .grad is a view into its bucket: a hook on each
+// parameter's gradient accumulator copies the step's first gradient in (see
+// zero_grad), and autograd adds the later micro-batches' straight into the
+// buffer that is sent. With overlap, the hook also marks it done during the last micro-
 // batch's backward; as a bucket completes its allreduce starts, in bucket
 // order (every rank issues the same collectives in the same order), while
 // backward goes on with earlier layers. Earlier micro-batches only
@@ -78,6 +79,12 @@ class GradSync {
   GradSync(const std::vector<torch::Tensor>& params, Communicator& comm, GradSyncOptions options);
   ~GradSync();  // removes the hooks
 
+  // Before a step's first backward. The gradients become undefined, as with
+  // PyTorch's zero_grad(set_to_none) under DDP's gradient_as_bucket_view:
+  // autograd hands each parameter's first gradient of the step over (no
+  // addition into zeros), a hook copies it into the bucket view, and later
+  // micro-batches add into that view; synchronize() zeroes the views of
+  // parameters that got no gradient. No pass of its own over the buckets.
   void zero_grad();
   // Before a micro-batch's backward; `last`: this backward completes the step's gradients.
   void prepare(bool last);
@@ -127,8 +134,11 @@ class GradSync {
     std::unique_ptr<Work> work;             // the allreduce, once started
   };
 
-  void on_gradient_ready(size_t param);
-  void start_ready_buckets();                    // in order, stopping at the first incomplete one
+  // The parameter's gradient into its bucket view, which becomes its .grad
+  // again: a gradient backward left elsewhere is copied, none is zeros.
+  void adopt_gradient(size_t param);
+  void on_gradient_ready(size_t param);  // adopts; with overlap, starts the buckets complete
+  void start_ready_buckets();            // in order, stopping at the first incomplete one
   std::unique_ptr<Work> launch(Bucket& bucket);  // the bucket's collective, non-blocking
   void complete(Bucket& bucket);                 // the same, blocking
   // Node-shared: [total parameters | total per rank's gradients] mapped by all
@@ -144,8 +154,9 @@ class GradSync {
   GradSyncOptions options_;
   std::vector<Bucket> buckets_;
   std::vector<torch::Tensor> shard_params_;
-  std::vector<size_t> bucket_of_;  // param index -> bucket index
-  std::vector<bool> done_;         // param index -> gradient complete this step
+  std::vector<size_t> bucket_of_;          // param index -> bucket index
+  std::vector<torch::Tensor> grad_views_;  // param index -> its gradient's view into its bucket
+  std::vector<bool> done_;                 // param index -> gradient complete this step
   size_t next_to_start_ = 0;
   bool armed_ = false;  // hooks act (the last micro-batch's backward)
   bool node_shared_ = false;
