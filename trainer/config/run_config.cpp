@@ -61,6 +61,9 @@ void RunConfig::bind(Schema& s) {
   s.add("train.watchdog_s", &train.watchdog_s,
         "end the job when one phase of a step takes longer than this (0 = off)");
   s.add("train.threads", &train.threads, "torch threads per rank (0 = cores / local ranks)");
+  s.add("train.keep_freed_memory", &train.keep_freed_memory,
+        "malloc keeps the host memory a step frees for the next step's tensors instead of "
+        "unmapping large blocks (which page-fault back in); false: glibc's default");
   s.add("train.precision", &train.precision,
         "fp32, or bf16: forward pass under autocast to bfloat16 (AVX512-BF16/AMX via oneDNN, CUDA "
         "autocast on GPUs); weights, gradients, Adam moments, loss and checkpoints stay fp32; "

@@ -48,6 +48,7 @@ struct TrainSection {
   int64_t max_nonfinite_steps = 5;  // skipped non-finite steps in a row before giving up
   double watchdog_s = 900;          // end the job when a step phase lasts longer; 0 = off
   int64_t threads = 0;              // torch threads per rank; 0 = cores / ranks on the node
+  bool keep_freed_memory = true;    // host memory a step frees stays for the next (host_memory.h)
   std::string precision = "fp32";   // fp32 | bf16 | fp16 (autocast; weights, Adam, loss stay fp32)
   bool tf32 = false;                // fp32 matrix products on CUDA tensor cores in TF32
   std::string attention = "auto";   // auto (fused kernels on GPUs) | explicit | fused

@@ -13,6 +13,7 @@
 #include "launch/logging.h"
 #include "launch/process.h"
 #include "trainer/config/run_config.h"
+#include "trainer/runtime/host_memory.h"
 #include "trainer/runtime/runtime.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/preemption.h"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   // stopped or hung in a collective, start-up and shutdown included) ends the job.
   train::Watchdog watchdog(cfg.train.watchdog_s, process.info().rank);
   startup_watchdog.reset();
+  if (cfg.train.keep_freed_memory) runtime::keep_freed_host_memory();
   runtime::setup_runtime(process.info(), static_cast<int>(cfg.train.threads));
   logging::info("resolved config:\n{}", options.to_toml());
   int code = train::kExitFailed;

@@ -1,0 +1,22 @@
+// Host memory that a training step frees stays with the process for the next
+// step's tensors.
+//
+// glibc's malloc serves every block above its mmap threshold (at most 32 MiB)
+// with a fresh mmap and unmaps it again on free. A CPU training step allocates
+// and frees such tensors over and over (paper-base, 1024 target tokens: the
+// logits and their gradient, the embeddings' and generator's gradients,
+// attention's products); every one of them page-faults all of its pages back
+// in, each zero-filled by the kernel — the same ~hundreds of MB every step.
+// keep_freed_host_memory() has malloc take every block from its heap instead
+// and never give the heap's top back to the kernel: the freed blocks are
+// reused as they are, at the price of the process keeping its peak heap (the
+// resident set grows by ~10% for paper-base). PyTorch's CPU performance
+// guides get the same from jemalloc or tcmalloc loaded with LD_PRELOAD.
+#pragma once
+
+namespace runtime {
+
+// Before the first large allocation. Throws std::runtime_error if malloc refuses.
+void keep_freed_host_memory();
+
+}  // namespace runtime
