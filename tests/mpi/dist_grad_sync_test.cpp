@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "tests/mpi/mpi_test_ranks.h"
 #include "trainer/distributed/consistency.h"
 #include "trainer/distributed/grad_sync.h"
 #include "trainer/distributed/mpi_communicator.h"
@@ -17,12 +18,6 @@
 
 namespace {
 
-distributed::MpiCommunicator& comm() {
-  static distributed::MpiCommunicator instance;
-  return instance;
-}
-int rank() { return comm().rank(); }
-int world() { return comm().world_size(); }
 // 1 + 2 + ... + world: the sum over ranks of (rank + 1).
 double rank_sum() { return world() * (world() + 1) / 2.0; }
 

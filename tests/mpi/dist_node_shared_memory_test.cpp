@@ -6,17 +6,11 @@
 
 #include <filesystem>
 
+#include "tests/mpi/mpi_test_ranks.h"
 #include "trainer/distributed/mpi_communicator.h"
 #include "trainer/distributed/node_shared_memory.h"
 
 namespace {
-
-distributed::MpiCommunicator& comm() {
-  static distributed::MpiCommunicator instance;
-  return instance;
-}
-int rank() { return comm().rank(); }
-int world() { return comm().world_size(); }
 
 // Objects of ours in /dev/shm (glibc's shm_open puts them there).
 int64_t shared_objects() {
