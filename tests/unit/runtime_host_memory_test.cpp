@@ -1,6 +1,7 @@
 // keep_freed_host_memory against glibc's own accounting (mallinfo2): a block
 // far above the mmap threshold comes from the heap instead of its own mapping,
-// and after free() it stays with the process, to be handed out again as it is.
+// and after free() it stays with the process, to be handed out again as it is,
+// however large.
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -12,6 +13,7 @@
 namespace {
 
 constexpr size_t kLarge = size_t{64} << 20;  // twice glibc's largest mmap threshold (32 MiB)
+constexpr size_t kHuge = size_t{5} << 29;    // 2.5 GiB
 
 TEST(HostMemory, LargeBlocksComeFromTheHeapAndStayThereAfterFree) {
   const size_t mapped_before = mallinfo2().hblks;
@@ -32,6 +34,14 @@ TEST(HostMemory, LargeBlocksComeFromTheHeapAndStayThereAfterFree) {
   void* again = std::malloc(kLarge);
   EXPECT_EQ(again, block) << "the freed block is handed out again";
   std::free(again);
+
+  // Larger than any int threshold (2 GiB): kept too. Never written, so its
+  // pages are only reserved.
+  void* huge = std::malloc(kHuge);
+  ASSERT_NE(huge, nullptr);
+  const size_t free_before_huge = mallinfo2().fordblks;
+  std::free(huge);
+  EXPECT_GE(mallinfo2().fordblks, free_before_huge + kHuge) << "the heap was trimmed";
 }
 
 }  // namespace
