@@ -22,8 +22,10 @@
 # tokens × precision, "model step, no data loading": the same model, loss and
 # Adam on batches already on the device (bench/train_step_bench, synchronised
 # per phase); the trainer's ratio to it is what data loading and the host
-# cost the trainer (1.00: all hidden). Writes $OUT/gpu_benchmarks.md and
-# $OUT/gpu_benchmarks.json.
+# cost the trainer (1.00: all hidden). A second table: the training loss
+# alone on the generator's [tokens, vocabulary] logits, forward and backward,
+# beside LibTorch's cross_entropy with label smoothing (bench/loss_bench; fp32
+# and bf16 logits). Writes $OUT/gpu_benchmarks.md and $OUT/gpu_benchmarks.json.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath "${BUILD_DIR:-$src/build-cuda}")
@@ -42,7 +44,8 @@ else
   steps=${STEPS:-40}
 fi
 read -r d h l ff v _ len <<<"${SIZE[$size]}"
-rows=$work/rows.jsonl
+rows=$work/rows.jsonl loss_rows=$work/loss.jsonl
+touch "$loss_rows"
 
 trainer_row() {  # <tokens> <precision>: the run's medians as a row
   "$python" - "$work/runs/default/metrics.jsonl" "$@" >> "$rows" <<'PY'
@@ -88,6 +91,10 @@ for t in $tokens; do
     SENTENCES=$sents run_trainer "$size" 1 "$(nproc)" "${args[@]}" && trainer_row "$t" "$precision"
     echo "$t tokens/step, $precision: model step, no data loading ..." >&2
     step_row "$t" "$precision" "$sents"
+    if [ "$precision" != tf32 ]; then
+      echo "$t tokens/step, $precision: the loss alone ..." >&2
+      "$build/bench/loss_bench" "$t" "$v" "$precision" "$steps" "$device" "$(nproc)" >> "$loss_rows"
+    fi
     ((dry)) && continue
     peer=(--d-model "$d" --heads "$h" --layers "$l" --ff "$ff" --vocab "$v" --batch-sents "$sents"
           --len "$len" --steps "$steps")
@@ -100,10 +107,11 @@ for t in $tokens; do
   done
 done
 
-"$python" - "$rows" "$out" "$dry" <<'PY'
+"$python" - "$rows" "$out" "$dry" "$loss_rows" <<'PY'
 import json, os, sys, time
-rows_file, out, dry = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+rows_file, out, dry, loss_file = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 rows = [json.loads(l) for l in open(rows_file)]
+loss = [json.loads(l) for l in open(loss_file)]
 gpu = "CPU (dry run)" if dry else next((r["gpu"] for r in rows if "gpu" in r), "?")
 # Published dense tensor-core peaks, TFLOP/s (NVIDIA data sheets; SXM parts).
 published = {"H100": {"fp32": 66.9, "tf32": 494.7, "bf16": 989.4},
@@ -119,7 +127,8 @@ for r in rows:
     if r["impl"] == "trainer":
         r["vs"] = {p["impl"]: r["tokens_per_s"] / p["tokens_per_s"] for p in rows
                    if p["impl"] != "trainer" and (p["tokens"], p["precision"]) == (r["tokens"], r["precision"])}
-json.dump({"gpu": gpu, "peak_tflops": peak, "date": time.strftime("%Y-%m-%d %H:%M:%S"), "rows": rows},
+json.dump({"gpu": gpu, "peak_tflops": peak, "date": time.strftime("%Y-%m-%d %H:%M:%S"), "rows": rows,
+           "loss": loss},
           open(os.path.join(out, "gpu_benchmarks.json"), "w"), indent=1)
 num = lambda x, f="{:.2f}": "–" if x is None else f.format(x)
 lines = [f"GPU: {gpu}; MFU against {peak or 'no known peak (PEAK_TFLOPS)'} TFLOP/s dense",
@@ -131,6 +140,12 @@ for r in rows:
     phases = " ".join(f"{k} {100 * x:.0f}%" for k, x in r.get("time_share", {}).items())
     lines.append(f"| {r['tokens']} | {r['precision']} | {r['impl']} | {r['tokens_per_s']:.0f} | {num(ratio)}"
                  f" | {num(r['mfu'], '{:.1%}')} | {num(r['peak_gpu_mb'] or None, '{:.0f}')} | {phases} |")
+lines += ["", "The loss alone (ms per forward, backward; LibTorch: cross_entropy with label smoothing)", "",
+          "| tokens | logits | ours fwd | ours bwd | LibTorch fwd | LibTorch bwd | ours / LibTorch |",
+          "|---|---|---|---|---|---|---|"]
+for r in loss:
+    lines.append(f"| {r['tokens']} | {r['dtype']} | {r['ours_forward_ms']:.2f} | {r['ours_backward_ms']:.2f}"
+                 f" | {r['libtorch_forward_ms']:.2f} | {r['libtorch_backward_ms']:.2f} | {r['ours_over_libtorch']:.2f} |")
 open(os.path.join(out, "gpu_benchmarks.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

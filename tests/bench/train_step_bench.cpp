@@ -29,6 +29,7 @@
 #include "trainer/config/run_config.h"
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
+#include "trainer/runtime/host_memory.h"
 #include "trainer/runtime/precision.h"
 #include "trainer/train/adam_step.h"
 #include "trainer/train/label_smoothing.h"
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
   const std::string trace = arg(5, "");
   const torch::Device device(arg(6, "cpu"));
   torch::set_num_threads(threads);
+  runtime::keep_freed_host_memory();  // as the trainer (train.keep_freed_memory)
   torch::set_num_interop_threads(1);
   torch::manual_seed(1);
 
