@@ -51,8 +51,9 @@ TEST(LabelSmoothing, EqualsDenseKlDivOfLibTorch) {
   const auto ours = train::LabelSmoothingLoss(V, pad, eps)(logits, target);  // log-softmax fused in
   EXPECT_NEAR(ours.smoothed.item<double>(), dense.item<double>(), 1e-10);
 
-  const auto g_ours = torch::autograd::grad({ours.smoothed}, {logits}, {}, true)[0];
-  const auto g_dense = torch::autograd::grad({dense}, {logits})[0];
+  const auto weight = torch::full({}, 2.5, torch::kDouble);  // the gradient coming in
+  const auto g_ours = torch::autograd::grad({ours.smoothed}, {logits}, {weight}, true)[0];
+  const auto g_dense = torch::autograd::grad({dense}, {logits}, {weight})[0];
   EXPECT_TRUE(torch::allclose(g_ours, g_dense, 1e-10, 1e-12));
 }
 
@@ -74,13 +75,18 @@ TEST(LabelSmoothing, BFloat16LogitsGiveFloat32Loss) {
   EXPECT_TRUE(torch::allclose(half.grad().to(torch::kFloat), full.grad(), 1e-2, 1e-3));
 }
 
+// Without smoothing: LibTorch's negative log-likelihood, value and gradient
+// (padding ignored: its ignore_index).
 TEST(LabelSmoothing, ZeroSmoothingIsNll) {
-  const auto lp = torch::randn({4, 7}, torch::kDouble).log_softmax(1);
-  const auto target = torch::tensor({1, 2, 6, 3});
-  const auto sums = train::LabelSmoothingLoss(7, 0, 0.0)(lp, target);
-  const auto nll = torch::nll_loss(lp, target, {}, at::Reduction::Sum);
+  const auto logits = torch::randn({5, 7}, torch::kDouble).requires_grad_();
+  const auto target = torch::tensor({1, 2, 0, 6, 3});
+  const auto sums = train::LabelSmoothingLoss(7, 0, 0.0)(logits, target);
+  const auto nll = torch::nll_loss(logits.log_softmax(1), target, {}, at::Reduction::Sum, 0);
   EXPECT_NEAR(sums.smoothed.item<double>(), nll.item<double>(), 1e-12);
   EXPECT_NEAR(sums.nll.item<double>(), nll.item<double>(), 1e-12);
+  const auto g_ours = torch::autograd::grad({sums.smoothed}, {logits})[0];
+  const auto g_nll = torch::autograd::grad({nll}, {logits})[0];
+  EXPECT_TRUE(torch::allclose(g_ours, g_nll, 1e-10, 1e-12));
 }
 
 // noam, d_model 512, warmup 4000, factor 1: the paper's schedule.

@@ -13,27 +13,21 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 // (logits [N, V], target [N], keep [N]) -> (sum of KL over kept rows, sum of
-// -log p_y over kept rows). log p = z - lse with z the logits in float32 and
-// lse the per-row log-sum-exp: the sums need only per-row reductions of z, and
-// backward keeps the logits (bfloat16 under autocast) and lse [N], not a
-// float32 [N, V] of log-probabilities.
+// -log p_y over kept rows). Every pass over [N, V] is one ATen kernel;
+// backward keeps the logits only (bfloat16 under autocast), not a float32
+// [N, V] of log-probabilities.
 class SmoothedKl : public torch::autograd::Function<SmoothedKl> {
  public:
   static variable_list forward(AutogradContext* ctx, const torch::Tensor& logits,
                                const torch::Tensor& target, const torch::Tensor& keep, int64_t pad,
                                double c, double o, double entropy) {
-    const auto float_type = logits.scalar_type() == torch::kDouble ? torch::kDouble : torch::kFloat;
-    const auto z = logits.to(float_type);                                 // [N, V]
-    const auto lse = torch::logsumexp(z, 1);                              // [N]
-    const auto lp_y = z.gather(1, target.unsqueeze(1)).squeeze(1) - lse;  // [N] log p_y
-    auto per_token = entropy - c * lp_y;                                  // [N]
-    if (o > 0) {
-      const auto lp_sum = z.sum(1) - static_cast<double>(z.size(1)) * lse;  // [N] sum_v log p_v
-      per_token = per_token - o * (lp_sum - lp_y - (z.select(1, pad) - lse));
-    }
+    const auto lp = torch::log_softmax(logits, 1, float_type(logits));  // [N, V], not kept
+    const auto lp_y = lp.gather(1, target.unsqueeze(1)).squeeze(1);     // [N] log p_y
+    auto per_token = entropy - c * lp_y;                                // [N]
+    if (o > 0) per_token = per_token - o * (lp.sum(1) - lp_y - lp.select(1, pad));
     const auto smoothed = per_token.masked_fill(~keep, 0).sum();
     const auto nll = (-lp_y).masked_fill(~keep, 0).sum();
-    ctx->save_for_backward({logits, lse, target, keep});
+    ctx->save_for_backward({logits, target, keep});
     ctx->saved_data["pad"] = pad;
     ctx->saved_data["c"] = c;
     ctx->saved_data["o"] = o;
@@ -41,20 +35,26 @@ class SmoothedKl : public torch::autograd::Function<SmoothedKl> {
     return {smoothed, nll};
   }
 
+  // dKL / dlogits = (p - q) w, w = the incoming gradient on kept rows, 0 on
+  // padding rows. p is shifted by o - q where q is not o (its pad column and
+  // each row's target), so that one pass, p <- (p - o) w in place, finishes
+  // the gradient; then one cast to the logits' dtype (none for float32).
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const auto saved = ctx->get_saved_variables();
-    const auto &logits = saved[0], &lse = saved[1], &target = saved[2], &keep = saved[3];
+    const auto &logits = saved[0], &target = saved[1], &keep = saved[2];
     const double c = ctx->saved_data["c"].toDouble(), o = ctx->saved_data["o"].toDouble();
-    const auto float_type = logits.scalar_type() == torch::kDouble ? torch::kDouble : torch::kFloat;
-    auto grad = (logits.to(float_type) - lse.unsqueeze(1)).exp_();  // [N, V] p
-    if (o > 0) {
-      grad.sub_(o);                                            // p - o everywhere
-      grad.select(1, ctx->saved_data["pad"].toInt()).add_(o);  // but p - 0 at pad
-    }
-    grad.scatter_add_(1, target.unsqueeze(1),
-                      torch::full({grad.size(0), 1}, o - c, grad.options()));  // p - c at y
-    grad.mul_((keep.to(grad.scalar_type()) * grad_outputs[0]).unsqueeze(1));   // 0 on padding rows
-    return {grad.to(logits.scalar_type()), {}, {}, {}, {}, {}, {}};
+    auto p = torch::softmax(logits, 1, float_type(logits));  // [N, V]
+    p.select(1, ctx->saved_data["pad"].toInt()).add_(o);     // q_pad = 0
+    p.scatter_add_(1, target.unsqueeze(1), torch::full({p.size(0), 1}, o - c, p.options()));
+    const auto w = (keep.to(p.scalar_type()) * grad_outputs[0]).unsqueeze(1);  // [N, 1]
+    torch::addcmul_out(p, -o * w, p, w);  // (p - o) w
+    return {p.to(logits.scalar_type()), {}, {}, {}, {}, {}, {}};
+  }
+
+ private:
+  // The loss's arithmetic: float32, or float64 for float64 logits.
+  static torch::ScalarType float_type(const torch::Tensor& logits) {
+    return logits.scalar_type() == torch::kDouble ? torch::kDouble : torch::kFloat;
   }
 };
 

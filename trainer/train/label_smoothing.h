@@ -3,16 +3,17 @@
 // eps / (V - 2) on every other token except padding, 0 on padding; the loss
 // is KL(q || p) summed over non-padding positions, p = softmax(logits).
 //
-// Computed from the logits in one fused step, without building q ([N, V]):
-// with c = 1 - eps, o = eps / (V - 2) and log p = z - lse (z the logits in
-// float32, lse = log sum_v exp z_v per row),
+// Computed from the logits without building q ([N, V]): with c = 1 - eps,
+// o = eps / (V - 2) and log p = log_softmax(logits) in float32,
 //   KL = sum_v q_v log q_v  -  c log p_y  -  o (sum_v log p_v - log p_y - log p_pad)
-// where the first term is the constant c log c + (V - 2) o log o and
-// sum_v log p_v = sum_v z_v - V lse: per-row reductions only. Since q sums to
-// 1 the gradient is simply
-//   dKL / dlogits = p - q = exp(z - lse) - q                    [N, V]
-// so backward keeps the logits (bfloat16 under autocast) and lse [N], and
-// builds one [N, V] tensor, instead of keeping float32 log-probabilities.
+// where the first term is the constant c log c + (V - 2) o log o: per-row
+// reductions only. Since q sums to 1 the gradient is simply
+//   dKL / dlogits = p - q = softmax(logits) - q                  [N, V]
+// so backward keeps the logits (bfloat16 under autocast), not float32
+// log-probabilities, and recomputes p. Forward makes two float32 passes over
+// [N, V] (log-softmax, the row sums), backward two (softmax; the gradient, in
+// place); bfloat16 logits add a cast each way. The loss is memory-bound: its
+// passes are its time.
 #pragma once
 #include <torch/torch.h>
 
