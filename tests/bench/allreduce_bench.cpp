@@ -11,7 +11,6 @@
 // round so that machine noise hits them alike.
 #include <mpi.h>
 
-#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +19,7 @@
 #include <torch/torch.h>
 
 #include "launch/process.h"
+#include "tests/bench/bench_stats.h"
 #include "trainer/distributed/mpi_communicator.h"
 
 namespace {
@@ -75,16 +75,13 @@ int main(int argc, char** argv) {
         comm.iallgather_in_place(t)->wait();
       }));
     }
-    const auto median = [](std::vector<double> v) {
-      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-      return v[v.size() / 2];
-    };
     const auto gbs = [&](double s) { return bus * bytes / s / 1e9; };
     if (info.rank == 0)
       std::printf("| %ld | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", static_cast<long>(bytes),
-                  gbs(median(rounds[0])), gbs(median(rounds[1])), gbs(median(rounds[2])),
-                  gbs(median(rounds[3])), gbs(median(rounds[4])),
-                  median(rounds[0]) / median(rounds[1]));
+                  gbs(bench::median(rounds[0])), gbs(bench::median(rounds[1])),
+                  gbs(bench::median(rounds[2])), gbs(bench::median(rounds[3])),
+                  gbs(bench::median(rounds[4])),
+                  bench::median(rounds[0]) / bench::median(rounds[1]));
   }
   return 0;
 }

@@ -12,7 +12,6 @@
 // one JSON line: median milliseconds of forward and backward for each (the
 // first 2 runs excluded), and ours / LibTorch's time per forward + backward.
 // On a GPU each phase ends with a device synchronisation.
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -22,17 +21,13 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include "tests/bench/bench_stats.h"
 #include "trainer/runtime/host_memory.h"
 #include "trainer/train/label_smoothing.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct Timing {
   double forward_ms, backward_ms;
@@ -62,7 +57,7 @@ Timing time_loss(const torch::Tensor& logits, int steps, const torch::Device& de
   }
   fwd.erase(fwd.begin(), fwd.begin() + 2);
   bwd.erase(bwd.begin(), bwd.begin() + 2);
-  return {median(fwd), median(bwd)};
+  return {bench::median(fwd), bench::median(bwd)};
 }
 
 }  // namespace
@@ -90,16 +85,13 @@ int main(int argc, char** argv) {
   target.slice(0, 0, tokens / 10).fill_(pad);  // a tenth padding, as in bucketed batches
 
   const train::LabelSmoothingLoss ours_loss(vocab, pad, eps);
-  const Timing ours = time_loss(logits, steps, device, [&](const torch::Tensor& z) {
-    return ours_loss(z, target).smoothed;
-  });
+  const Timing ours = time_loss(
+      logits, steps, device, [&](const torch::Tensor& z) { return ours_loss(z, target).smoothed; });
   namespace F = torch::nn::functional;
   const Timing libtorch = time_loss(logits, steps, device, [&](const torch::Tensor& z) {
-    return F::cross_entropy(z.to(torch::kFloat), target,
-                            F::CrossEntropyFuncOptions()
-                                .label_smoothing(eps)
-                                .ignore_index(pad)
-                                .reduction(torch::kSum));
+    return F::cross_entropy(
+        z.to(torch::kFloat), target,
+        F::CrossEntropyFuncOptions().label_smoothing(eps).ignore_index(pad).reduction(torch::kSum));
   });
   std::printf(
       "{\"device\": \"%s\", \"dtype\": \"%s\", \"tokens\": %lld, \"vocab\": %lld, "

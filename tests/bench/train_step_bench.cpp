@@ -26,6 +26,7 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include "tests/bench/bench_stats.h"
 #include "trainer/config/run_config.h"
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
@@ -65,11 +66,6 @@ Size size_of(const std::string& name) {
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -147,7 +143,7 @@ int main(int argc, char** argv) {
   }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  const double f = median(fwd), b = median(bwd), o = median(opt);
+  const double f = bench::median(fwd), b = bench::median(bwd), o = bench::median(opt);
   std::printf(
       "{\"size\": \"%s\", \"device\": \"%s\", \"threads\": %d, \"precision\": \"%s\", "
       "\"steps\": %zu, "
