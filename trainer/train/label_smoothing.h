@@ -12,8 +12,8 @@
 // so backward keeps the logits (bfloat16 under autocast), not float32
 // log-probabilities, and recomputes p. Forward makes two float32 passes over
 // [N, V] (log-softmax, the row sums), backward two (softmax; the gradient, in
-// place); bfloat16 logits add a cast each way. The loss is memory-bound: its
-// passes are its time.
+// place); bfloat16 logits add a cast each way. On a GPU the loss is
+// memory-bound: its passes are its time.
 #pragma once
 #include <torch/torch.h>
 
