@@ -99,6 +99,9 @@ int main(int argc, char** argv) {
   model->train();
   torch::optim::Adam adam(model->parameters(),
                           torch::optim::AdamOptions(1e-4).betas({0.9, 0.98}).eps(1e-9));
+  train::AdamStep adam_step(adam);  // the trainer's update
+  const torch::Tensor grad_factor = torch::ones({}, torch::dtype(torch::kDouble).device(device));
+  const torch::Tensor no_skip = torch::zeros({}, torch::dtype(torch::kBool).device(device));
   const train::LabelSmoothingLoss smoothing(size.model.tgt_vocab, size.model.pad_id, 0.1);
   const int64_t B = size.sentences, T = size.length;
   const auto ids = torch::dtype(torch::kLong).device(device);
@@ -126,7 +129,7 @@ int main(int argc, char** argv) {
     phase_end();
     bwd.push_back(seconds_since(start));
     start = Clock::now();
-    train::adam_step(adam, 1e-4, 1.0);  // the trainer's update
+    adam_step(1e-4, grad_factor, no_skip);
     adam.zero_grad();
     phase_end();
     opt.push_back(seconds_since(start));

@@ -213,11 +213,11 @@ TEST(GradSync, ClipScaleMatchesTorchClipGradNorm) {
     torch::Tensor squares = sync.sum_of_squares();  // this rank's part
     comm().allreduce_sum(squares);
     const distributed::GradScale scale =
-        distributed::clip_scale(squares.item<double>(), 37.0, max_norm);
-    EXPECT_NEAR(scale.norm, expected_norm, 1e-5 * expected_norm);
+        distributed::clip_scale(squares, torch::full({}, 37.0, torch::kDouble), max_norm);
+    EXPECT_NEAR(scale.norm.item<double>(), expected_norm, 1e-5 * expected_norm);
     for (size_t i = 0; i < reference.size(); ++i)
-      EXPECT_TRUE(torch::allclose(problem.params[i].grad() * scale.factor, reference[i].grad(),
-                                  1e-6, 1e-7));
+      EXPECT_TRUE(torch::allclose(problem.params[i].grad() * scale.factor.item<double>(),
+                                  reference[i].grad(), 1e-6, 1e-7));
   }
 }
 

@@ -1,9 +1,9 @@
-// adam_step: the same mathematics as LibTorch's torch::optim::Adam (the
+// AdamStep: the same mathematics as LibTorch's torch::optim::Adam (the
 // reference) on gradients times a factor, in each of its three ways (its
 // one-pass CPU loop, ATen's fused kernel where LibTorch has one for the CPU,
 // the scaled torch::optim::Adam); it keeps its moments in the optimizer's own
 // state, so either can continue what the other started (a checkpoint of an
-// older run).
+// older run); a step it is told to skip changes nothing, its count included.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -60,10 +60,15 @@ void reference_step(Adam& adam, std::vector<torch::Tensor>& params, int n) {
   adam.step();
 }
 
-void our_step(Adam& adam, std::vector<torch::Tensor>& params, int n) {
+torch::Tensor factor_tensor(double f) { return torch::full({}, f, torch::kDouble); }
+torch::Tensor skip_tensor(bool skip) { return torch::full({}, skip, torch::kBool); }
+
+void our_step(train::AdamStep& step, std::vector<torch::Tensor>& params, int n,
+              bool skip = false) {
   const auto g = gradients(params, n);
   for (size_t i = 0; i < params.size(); ++i) params[i].mutable_grad() = g[i].clone();
-  train::adam_step(adam, lr(n), factor(n));
+  step(lr(n), factor_tensor(factor(n)), skip_tensor(skip));
+  step.write_step_counts();  // the fused way's counts, for the comparisons
 }
 
 // Equal up to float rounding, relative to the tensor's scale: LibTorch's
@@ -96,9 +101,10 @@ TEST(AdamStep, OnePassLoopEqualsTorchAdamOnScaledGradients) {
     at::set_num_threads(threads);
     auto ours = make_params(1), theirs = clones(ours);
     Adam our_adam(ours, options()), their_adam(theirs, options());
+    train::AdamStep step(our_adam);
     EXPECT_EQ(train::adam_kernel(our_adam), AdamKernel::kOnePassLoop);
     for (int n = 0; n < 6; ++n) {
-      our_step(our_adam, ours, n);
+      our_step(step, ours, n);
       reference_step(their_adam, theirs, n);
     }
     expect_same(our_adam, ours, their_adam, theirs);
@@ -114,10 +120,11 @@ TEST(AdamStep, WeightDecayAndAmsgradEqualTorchAdam) {
     auto ours = make_params(2), theirs = clones(ours);
     Adam our_adam(ours, options(0.1).amsgrad(amsgrad)),
         their_adam(theirs, options(0.1).amsgrad(amsgrad));
+    train::AdamStep step(our_adam);
     EXPECT_EQ(train::adam_kernel(our_adam),
               kCpuFusedAdam ? AdamKernel::kFused : AdamKernel::kTorchAdam);
     for (int n = 0; n < 4; ++n) {
-      our_step(our_adam, ours, n);
+      our_step(step, ours, n);
       reference_step(their_adam, theirs, n);
     }
     expect_same(our_adam, ours, their_adam, theirs);
@@ -130,9 +137,10 @@ TEST(AdamStep, MixedDtypesStepWithTorchAdam) {
   ours[1] = ours[1].detach().to(torch::kDouble).requires_grad_();
   auto theirs = clones(ours);
   Adam our_adam(ours, options()), their_adam(theirs, options());
+  train::AdamStep step(our_adam);
   EXPECT_EQ(train::adam_kernel(our_adam), AdamKernel::kTorchAdam);
   for (int n = 0; n < 3; ++n) {
-    our_step(our_adam, ours, n);
+    our_step(step, ours, n);
     reference_step(their_adam, theirs, n);
   }
   expect_same(our_adam, ours, their_adam, theirs);
@@ -143,8 +151,9 @@ TEST(AdamStep, ContinuesTorchAdamsStateAndTheOtherWayRound) {
   Adam adam_a(a, options()), adam_b(b, options());
   // a: torch's Adam, then ours; b: ours, then torch's.
   for (int n = 0; n < 3; ++n) reference_step(adam_a, a, n);
-  for (int n = 3; n < 6; ++n) our_step(adam_a, a, n);
-  for (int n = 0; n < 3; ++n) our_step(adam_b, b, n);
+  train::AdamStep step_a(adam_a), step_b(adam_b);  // step_a from torch's state
+  for (int n = 3; n < 6; ++n) our_step(step_a, a, n);
+  for (int n = 0; n < 3; ++n) our_step(step_b, b, n);
   for (int n = 3; n < 6; ++n) reference_step(adam_b, b, n);
   expect_same(adam_a, a, adam_b, b);
 }
@@ -155,10 +164,38 @@ TEST(AdamStep, SkipsParametersWithoutGradient) {
   Adam adam(params, options());
   const auto g = gradients(params, 0);
   for (size_t i = 1; i < params.size(); ++i) params[i].mutable_grad() = g[i];
-  train::adam_step(adam, 1e-2, 1.0);
+  train::AdamStep step(adam);
+  step(1e-2, factor_tensor(1.0), skip_tensor(false));
   EXPECT_TRUE(torch::equal(params[0], before));
   EXPECT_EQ(adam.state().count(train::adam_state_key(params[0])), 0u);
   EXPECT_EQ(adam.state().count(train::adam_state_key(params[1])), 1u);
+}
+
+// A skipped step (a non-finite one, decided on the device) leaves parameters,
+// moments and step counts as they were: the run goes on as torch's Adam that
+// never saw it. Every way: float32 (the loop), weight decay (the fused kernel
+// where LibTorch has one for the CPU), mixed dtypes (torch::optim::Adam).
+TEST(AdamStep, ASkippedStepChangesNothing) {
+  for (int way = 0; way < 3; ++way) {
+    auto ours = make_params(6);
+    if (way == 2) ours[1] = ours[1].detach().to(torch::kDouble).requires_grad_();
+    auto theirs = clones(ours);
+    const AdamOptions o = options(way == 1 ? 0.1 : 0.0);
+    Adam our_adam(ours, o), their_adam(theirs, o);
+    train::AdamStep step(our_adam);
+    our_step(step, ours, 0);
+    reference_step(their_adam, theirs, 0);
+    const auto before = clones(ours);
+    our_step(step, ours, 1, /*skip=*/true);
+    for (size_t i = 0; i < ours.size(); ++i)
+      EXPECT_TRUE(torch::equal(ours[i], before[i])) << "way " << way << ", param " << i;
+    expect_same(our_adam, ours, their_adam, theirs);
+    for (int n = 2; n < 4; ++n) {
+      our_step(step, ours, n);
+      reference_step(their_adam, theirs, n);
+    }
+    expect_same(our_adam, ours, their_adam, theirs);
+  }
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // rules of torch.amp.GradScaler: an overflow skips the step and halves the
 // scale, growth_interval finite steps in a row double it, a resumed state
 // continues; and the scaling is exact: the gradients of scale x loss divided
-// by scale are bitwise the unscaled gradients.
+// by scale are bitwise the unscaled gradients. The scaler decides on the
+// device (here the CPU); the tests read its tensors.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -15,15 +16,29 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
-train::LossScaler fp16(int64_t growth_interval, checkpoint::LossScaleState resumed = {}) {
+// One step's decision, read back: whether the scaler absorbed (skipped) it.
+struct Scaler {
+  train::LossScaler scaler;
+  bool absorb_overflow(double loss, double grad_norm) {
+    const auto f64 = torch::dtype(torch::kDouble);
+    const torch::Tensor absorbed =
+        scaler.absorb_overflow(torch::full({}, loss, f64), torch::full({}, grad_norm, f64));
+    EXPECT_EQ(absorbed.scalar_type(), torch::kBool);
+    return absorbed.item<bool>();
+  }
+  double scale() const { return scaler.scale().item<double>(); }
+  checkpoint::LossScaleState state() const { return scaler.state(); }
+};
+
+Scaler fp16(int64_t growth_interval, checkpoint::LossScaleState resumed = {}) {
   train::LossScaler::Options o;
   o.enabled = true;
   o.growth_interval = growth_interval;
-  return train::LossScaler(o, resumed);
+  return Scaler{train::LossScaler(o, resumed, torch::kCPU)};
 }
 
 TEST(LossScaler, DisabledScalesByOneAndNeverSkips) {
-  train::LossScaler off(train::LossScaler::Options{}, {});
+  Scaler off{train::LossScaler(train::LossScaler::Options{}, {}, torch::kCPU)};
   EXPECT_EQ(off.scale(), 1.0);
   EXPECT_FALSE(off.absorb_overflow(1.0, kInf));
   EXPECT_EQ(off.scale(), 1.0);

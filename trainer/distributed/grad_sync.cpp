@@ -288,9 +288,10 @@ std::vector<torch::Tensor> GradSync::from_shards(const std::vector<torch::Tensor
   return per_parameter;
 }
 
-GradScale clip_scale(double sum_of_squares, double divisor, double max_norm) {
-  const double norm = std::sqrt(sum_of_squares) / divisor;
-  return {norm, std::min(1.0, max_norm / (norm + 1e-6)) / divisor};
+GradScale clip_scale(const torch::Tensor& sum_of_squares, const torch::Tensor& divisor,
+                     double max_norm) {
+  const torch::Tensor norm = sum_of_squares.sqrt() / divisor;
+  return {norm, (max_norm / (norm + 1e-6)).clamp_max(1.0) / divisor};
 }
 
 }  // namespace distributed

@@ -6,7 +6,7 @@
 //     for each micro-batch a of this rank:
 //       sync.prepare(a == last);  forward;  backward
 //     sync.synchronize();                      // gradients summed over ranks
-//     scale = clip_scale(sync.sum_of_squares() read once, global_target_tokens, max_norm)
+//     scale = clip_scale(sync.sum_of_squares() summed over ranks, global_target_tokens, max_norm)
 //     optimizer step on gradients * scale.factor (train/adam_step.h)
 //
 // Gradients live in flat buckets of ~bucket_bytes (parameters taken in
@@ -67,12 +67,15 @@ struct GradSyncOptions {
 // What turns the summed gradients into the update's: g = sum / divisor, times
 // max_norm / (norm + 1e-6) when that is below 1 (max_norm inf: no clip), as
 // torch::nn::utils::clip_grad_norm_ clips. The optimizer applies the factor as
-// it reads each gradient (train/adam_step.h): no pass of its own.
+// it reads each gradient (train/adam_step.h): no pass of its own. Computed on
+// the gradients' device in float64 (0-dim tensors in and out), so that the
+// host need not wait for the step to decide how it updates.
 struct GradScale {
-  double norm;    // of sum / divisor, before clipping
-  double factor;  // clip coefficient / divisor
+  torch::Tensor norm;    // of sum / divisor, before clipping
+  torch::Tensor factor;  // clip coefficient / divisor
 };
-GradScale clip_scale(double sum_of_squares, double divisor, double max_norm);
+GradScale clip_scale(const torch::Tensor& sum_of_squares, const torch::Tensor& divisor,
+                     double max_norm);
 
 class GradSync {
  public:

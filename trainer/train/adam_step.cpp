@@ -4,7 +4,6 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
 #include <sstream>
 #include <type_traits>
@@ -35,40 +34,6 @@ Key state_key(const torch::Tensor& param) {
   } else {
     return static_cast<Key>(param.unsafeGetTensorImpl());
   }
-}
-
-// ATen's multi-tensor Adam (torch.optim.Adam(fused=True)): a few kernel
-// launches for the whole group instead of several per parameter. It divides
-// each gradient by `grad_scale` as it reads it, and reads the step counts from
-// tensors (which it does not increment).
-void fused_step(torch::optim::Adam& optimizer, torch::optim::OptimizerParamGroup& group,
-                double grad_factor) {
-  const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
-  std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps;
-  std::map<int64_t, torch::Tensor> step_tensors;  // one per distinct count (usually one)
-  for (auto& p : group.params()) {
-    if (!p.grad().defined()) continue;
-    auto& s = state_of(optimizer, p);
-    s.step(s.step() + 1);
-    if (options.amsgrad() && !s.max_exp_avg_sq().defined())
-      s.max_exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-    auto& t = step_tensors[s.step()];
-    if (!t.defined())
-      t = torch::full({}, static_cast<double>(s.step()), p.options().dtype(torch::kFloat));
-    params.push_back(p);
-    grads.push_back(p.grad());
-    exp_avgs.push_back(s.exp_avg());
-    exp_avg_sqs.push_back(s.exp_avg_sq());
-    if (options.amsgrad()) max_exp_avg_sqs.push_back(s.max_exp_avg_sq());
-    steps.push_back(t);
-  }
-  if (params.empty()) return;
-  const auto [beta1, beta2] = options.betas();
-  const torch::Tensor divisor =
-      torch::full({}, 1.0 / grad_factor, params[0].options().dtype(torch::kFloat));
-  at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, options.lr(),
-                   beta1, beta2, options.weight_decay(), options.eps(), options.amsgrad(),
-                   /*maximize=*/false, divisor, /*found_inf=*/{});
 }
 
 bool one_pass_loop_applies(const torch::optim::OptimizerParamGroup& group) {
@@ -144,23 +109,69 @@ const char* name(AdamKernel kernel) {
   return "?";
 }
 
-void adam_step(torch::optim::Adam& optimizer, double lr, double grad_factor) {
+AdamStep::AdamStep(torch::optim::Adam& optimizer) : optimizer_(optimizer) {}
+
+void AdamStep::operator()(double lr, const torch::Tensor& grad_factor, const torch::Tensor& skip) {
   torch::NoGradGuard no_grad;
-  auto& groups = optimizer.param_groups();
+  auto& groups = optimizer_.param_groups();
   for (auto& group : groups) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-  switch (adam_kernel(optimizer)) {
-    case AdamKernel::kOnePassLoop:
-      for (auto& group : groups) one_pass_loop(optimizer, group, grad_factor);
-      break;
-    case AdamKernel::kFused:
-      for (auto& group : groups) fused_step(optimizer, group, grad_factor);
-      break;
-    case AdamKernel::kTorchAdam:
-      for (auto& group : groups)
-        for (auto& p : group.params())
-          if (p.grad().defined()) p.mutable_grad().mul_(grad_factor);
-      optimizer.step();
-      break;
+  const AdamKernel kernel = adam_kernel(optimizer_);
+  if (kernel == AdamKernel::kFused) {
+    for (auto& group : groups) fused(group, grad_factor, skip);
+    return;
+  }
+  // The other ways take the decision as numbers: on the CPU, a read costs nothing.
+  if (skip.item<bool>()) return;
+  const double factor = grad_factor.item<double>();
+  if (kernel == AdamKernel::kOnePassLoop) {
+    for (auto& group : groups) one_pass_loop(optimizer_, group, factor);
+    return;
+  }
+  for (auto& group : groups)
+    for (auto& p : group.params())
+      if (p.grad().defined()) p.mutable_grad().mul_(factor);
+  optimizer_.step();
+}
+
+// ATen's multi-tensor Adam (torch.optim.Adam(fused=True)): a few kernel
+// launches for the whole group instead of several per parameter. It divides
+// each gradient by `grad_scale` as it reads it, does nothing where `found_inf`
+// is 1, and reads the step counts from tensors (which it does not increment).
+void AdamStep::fused(torch::optim::OptimizerParamGroup& group, const torch::Tensor& grad_factor,
+                     const torch::Tensor& skip) {
+  const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
+  std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps;
+  for (auto& p : group.params()) {
+    if (!p.grad().defined()) continue;
+    auto& s = state_of(optimizer_, p);
+    if (options.amsgrad() && !s.max_exp_avg_sq().defined())
+      s.max_exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    auto& t = device_steps_[adam_state_key(p)];
+    if (!t.defined())
+      t = torch::full({}, static_cast<double>(s.step()), p.options().dtype(torch::kFloat));
+    params.push_back(p);
+    grads.push_back(p.grad());
+    exp_avgs.push_back(s.exp_avg());
+    exp_avg_sqs.push_back(s.exp_avg_sq());
+    if (options.amsgrad()) max_exp_avg_sqs.push_back(s.max_exp_avg_sq());
+    steps.push_back(t);
+  }
+  if (params.empty()) return;
+  const torch::Tensor found_inf = skip.to(torch::kFloat);
+  const torch::Tensor taken = skip.logical_not().to(torch::kFloat);  // 1: the step counts
+  at::_foreach_add_(steps, std::vector<torch::Tensor>(steps.size(), taken));
+  const auto [beta1, beta2] = options.betas();
+  at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, options.lr(),
+                   beta1, beta2, options.weight_decay(), options.eps(), options.amsgrad(),
+                   /*maximize=*/false, grad_factor.reciprocal().to(torch::kFloat), found_inf);
+}
+
+void AdamStep::write_step_counts() {
+  for (const auto& [key, t] : device_steps_) {
+    const auto it = optimizer_.state().find(key);
+    if (it != optimizer_.state().end())
+      static_cast<torch::optim::AdamParamState&>(*it->second)
+          .step(static_cast<int64_t>(t.item<float>()));
   }
 }
 

@@ -18,7 +18,16 @@
 //     from LibTorch 2.4): at::_fused_adam_, a few launches for all parameters,
 //     the factor applied as it reads each gradient;
 //   - else the gradients are scaled in place, then torch::optim::Adam steps.
+//
+// Whether the step happens at all and the gradients' factor are decided on the
+// parameters' device (train/step.h): 0-dim tensors there. ATen's fused kernel
+// takes both as tensors (it skips the whole update when told to, and reads the
+// step counts from tensors that the step increments on the device as
+// torch.optim.Adam(fused=True) does), so a GPU step waits for nothing; the
+// other two ways run on the CPU, where reading them costs nothing.
 #pragma once
+#include <map>
+
 #include <torch/torch.h>
 
 namespace train {
@@ -29,12 +38,31 @@ using AdamStateKey =
     std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
 AdamStateKey adam_state_key(const torch::Tensor& param);
 
-// Which of the three ways above adam_step takes for `optimizer`'s groups.
+// Which of the three ways above an AdamStep takes for `optimizer`'s groups.
 enum class AdamKernel { kOnePassLoop, kFused, kTorchAdam };
 AdamKernel adam_kernel(const torch::optim::Adam& optimizer);
 const char* name(AdamKernel kernel);
 
-// Steps every parameter of `optimizer` that has a gradient, with learning rate `lr`.
-void adam_step(torch::optim::Adam& optimizer, double lr, double grad_factor);
+class AdamStep {
+ public:
+  explicit AdamStep(torch::optim::Adam& optimizer);
+
+  // Steps every parameter of the optimizer that has a gradient, with learning
+  // rate `lr`, on gradients times `grad_factor` (0-dim float64), unless
+  // `skip` (0-dim bool); both on the parameters' device.
+  void operator()(double lr, const torch::Tensor& grad_factor, const torch::Tensor& skip);
+  // The fused kernel's step counts, kept on the device, into the optimizer's
+  // state (AdamParamState::step), which is then current for a checkpoint.
+  void write_step_counts();
+
+ private:
+  void fused(torch::optim::OptimizerParamGroup& group, const torch::Tensor& grad_factor,
+             const torch::Tensor& skip);
+
+  torch::optim::Adam& optimizer_;
+  // Fused: each parameter's step count, float32 on its device, from the
+  // state's count at its first fused step; the truth from then on.
+  std::map<AdamStateKey, torch::Tensor> device_steps_;
+};
 
 }  // namespace train

@@ -1,34 +1,33 @@
 #include "trainer/train/loss_scaler.h"
 
-#include <cmath>
-
-#include "launch/logging.h"
-
 namespace train {
 
-LossScaler::LossScaler(Options options, const checkpoint::LossScaleState& resumed)
-    : options_(options), state_(resumed) {
-  if (state_.scale <= 0) state_ = {options_.init_scale, 0};
+LossScaler::LossScaler(Options options, const checkpoint::LossScaleState& resumed,
+                       const torch::Device& device)
+    : options_(options) {
+  const checkpoint::LossScaleState start =
+      resumed.scale > 0 ? resumed : checkpoint::LossScaleState{options_.init_scale, 0};
+  const auto on_device = torch::TensorOptions().device(device);
+  scale_ = torch::full({}, options_.enabled ? start.scale : 1.0, on_device.dtype(torch::kDouble));
+  good_steps_ = torch::full({}, start.good_steps, on_device.dtype(torch::kLong));
 }
 
-bool LossScaler::absorb_overflow(double loss, double grad_norm) {
-  if (!options_.enabled) return false;
-  if (std::isfinite(grad_norm)) {
-    if (++state_.good_steps == options_.growth_interval) {
-      state_.scale *= options_.growth_factor;
-      state_.good_steps = 0;
-    }
-    return false;
-  }
-  state_.good_steps = 0;
-  if (!std::isfinite(loss) || state_.scale <= 1.0) return false;
-  state_.scale *= options_.backoff_factor;
-  logging::info("fp16 gradients overflowed: step skipped, loss scale now {}", state_.scale);
-  return true;
+torch::Tensor LossScaler::absorb_overflow(const torch::Tensor& loss,
+                                          const torch::Tensor& grad_norm) {
+  if (!options_.enabled) return torch::zeros({}, grad_norm.options().dtype(torch::kBool));
+  const torch::Tensor finite = grad_norm.isfinite();
+  good_steps_ = torch::where(finite, good_steps_ + 1, torch::zeros_like(good_steps_));
+  const torch::Tensor grow = good_steps_ == options_.growth_interval;
+  scale_ = torch::where(grow, scale_ * options_.growth_factor, scale_);
+  good_steps_ = torch::where(grow, torch::zeros_like(good_steps_), good_steps_);
+  const torch::Tensor overflow = finite.logical_not() & loss.isfinite() & (scale_ > 1.0);
+  scale_ = torch::where(overflow, scale_ * options_.backoff_factor, scale_);
+  return overflow;
 }
 
 checkpoint::LossScaleState LossScaler::state() const {
-  return options_.enabled ? state_ : checkpoint::LossScaleState{};
+  if (!options_.enabled) return {};
+  return {scale_.item<double>(), good_steps_.item<int64_t>()};
 }
 
 }  // namespace train

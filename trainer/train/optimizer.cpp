@@ -2,8 +2,6 @@
 
 #include <stdexcept>
 
-#include "trainer/train/adam_step.h"
-
 namespace train {
 namespace {
 
@@ -54,7 +52,10 @@ std::vector<torch::Tensor> params_of(torch::optim::Adam& adam) {
 
 Optimizer::Optimizer(torch::optim::Adam& whole, distributed::GradSync& sync)
     : whole_(whole), sync_(sync) {
-  if (!sync.sharded()) return;
+  if (!sync.sharded()) {
+    adam_ = std::make_unique<AdamStep>(whole_);
+    return;
+  }
   if (whole.param_groups().size() != 1)
     throw std::logic_error("Optimizer: sharding needs one parameter group");
   shards_ = std::make_unique<torch::optim::Adam>(
@@ -66,15 +67,17 @@ Optimizer::Optimizer(torch::optim::Adam& whole, distributed::GradSync& sync)
                 {sync.to_shards(m.exp_avg), sync.to_shards(m.exp_avg_sq), m.step});
   }
   release_state();
+  adam_ = std::make_unique<AdamStep>(*shards_);
 }
 
-void Optimizer::step(double lr, double grad_factor) {
-  adam_step(shards_ ? *shards_ : whole_, lr, grad_factor);
+void Optimizer::step(double lr, const torch::Tensor& grad_factor, const torch::Tensor& skip) {
+  (*adam_)(lr, grad_factor, skip);
 }
 
 const char* Optimizer::kernel() const { return name(adam_kernel(shards_ ? *shards_ : whole_)); }
 
 void Optimizer::gather_state() {
+  adam_->write_step_counts();
   if (!shards_ || shards_->state().empty()) return;
   const Moments m = moments_of(*shards_, sync_.shard_parameters());
   set_moments(whole_, params_of(whole_),

@@ -13,10 +13,20 @@
 //     backward), clipped by global norm: one factor, applied as Adam reads
 //     each gradient; sharded, on this rank's shard, then the parameters'
 //     allgather
+//
+// Nothing in a step waits for the device: whether and how the update runs is
+// decided on the device (0-dim tensors: the norm, the factor, the skip, the
+// loss scale), and the step's outcome comes back as a StepRecord, copied to
+// the host without blocking. The training loop reads it once the next step is
+// queued (train/training.cpp), so on a GPU the host stays a step ahead and
+// the device never waits for it between steps. On the CPU the record is
+// ready when run() returns.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 
+#include <c10/core/Event.h>
 #include <torch/torch.h>
 
 #include "data_pipeline/loader/prefetcher.h"
@@ -25,7 +35,6 @@
 #include "trainer/runtime/precision.h"
 #include "trainer/train/loss_scaler.h"
 #include "trainer/train/lr_schedule.h"
-#include "trainer/train/numerics_guard.h"
 #include "trainer/train/objective.h"
 #include "trainer/train/optimizer.h"
 #include "trainer/train/phase_timer.h"
@@ -34,13 +43,30 @@ namespace train {
 
 // The step's outcome, the same on every rank.
 struct StepResult {
+  int64_t step = 0;
   double smoothed_sum = 0;  // label-smoothed loss summed over the global batch
   double nll_sum = 0;       // negative log-likelihood, summed
   double tokens = 0;        // target tokens (examples for classification) of the global batch
   double grad_norm = 0;     // before clipping
   bool updated = false;     // false: skipped, loss or gradient norm not finite
+  bool overflowed = false;  // skipped as an fp16 overflow (the loss scale backed off)
+  double loss_scale = 1;    // after the step (fp16; else 1)
   bool preempt = false;     // some rank received a preemption signal
   bool save_due = false;    // rank 0's clock says a timed checkpoint is due
+};
+
+// A step's outcome on its way to the host: a non-blocking copy of the
+// device's numbers and an event after it. read() waits for that event only.
+class StepRecord {
+ public:
+  StepRecord(int64_t step, const torch::Tensor& outcome);  // float64 [kNumFields] (step.cpp)
+  int64_t step() const { return step_; }
+  StepResult read() const;
+
+ private:
+  int64_t step_;
+  torch::Tensor host_;                 // float64, page-locked on a GPU's host
+  std::shared_ptr<c10::Event> ready_;  // recorded after the copy (GPU only)
 };
 
 // What a rank brings to the step besides the batch: its own flags, agreed on in the step.
@@ -58,11 +84,11 @@ class TrainStep {
   };
   TrainStep(Objective& objective, Optimizer& optimizer, distributed::GradSync& grad_sync,
             distributed::Communicator& comm, const LrSchedule& schedule, LossScaler& loss_scaler,
-            NumericsGuard& guard, PhaseTimer& phases, const torch::Device& device, Options options);
+            PhaseTimer& phases, const torch::Device& device, Options options);
 
   // Collective: every rank calls it with its own micro-batches of the same
   // step. `flags` is asked just before the step's allreduce.
-  StepResult run(const data::LoadedStep& step, const std::function<StepFlags()>& flags);
+  StepRecord run(const data::LoadedStep& step, const std::function<StepFlags()>& flags);
 
  private:
   Objective& objective_;
@@ -71,7 +97,6 @@ class TrainStep {
   distributed::Communicator& comm_;
   const LrSchedule& schedule_;
   LossScaler& loss_scaler_;
-  NumericsGuard& guard_;
   PhaseTimer& phases_;
   const torch::Device device_;
   const Options options_;

@@ -6,6 +6,13 @@
 // moments: the data order derives from (seed, epoch), dropout from (seed,
 // step, part), so a resumed run continues bit for bit (same world size) or on
 // the same global batches (another world size).
+//
+// A step's outcome (its losses, whether it was applied, the agreed flags) is
+// read once the next step is queued (train/step.h): on a GPU the host keeps a
+// step ahead of the device. Where something needs the model as of a step (the
+// log line, the replicas check, validation, a checkpoint, preemption), that
+// step's outcome is read first. So a flag raised during step n (preemption,
+// a timed save) is acted on after step n + 1, on every rank alike.
 #include "trainer/train/training.h"
 
 #include <chrono>
@@ -78,6 +85,9 @@ class Trainer {
 
  private:
   void start_or_resume(const std::string& resume);
+  // The host's part of a step once its record is read: the numerics guard or
+  // the fp16 loss scale's message, the log interval's sums, the flags.
+  void account(const StepRecord& record);
   bool validate();  // false: early stop (patience exhausted)
   void save();
   bool shard_update() const;
@@ -109,12 +119,15 @@ class Trainer {
   const checkpoint::RunIdentity identity_;
   NumericsGuard guard_;
   PhaseTimer phases_;
+  std::unique_ptr<LossScaler> loss_scaler_;  // fp16's, on the device (state.json keeps it)
 
   checkpoint::TrainState state_;      // saved in state.json
   std::unique_ptr<IntervalLog> log_;  // the open log interval
   std::unique_ptr<MetricsLog> valid_metrics_;
   int64_t last_saved_step_ = -1;
   Clock::time_point last_save_time_ = Clock::now();
+  bool preempt_ = false;   // a step's record said: some rank was signalled
+  bool save_time_ = false;  // a step's record said: rank 0's clock wants a checkpoint
 };
 
 Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
@@ -205,6 +218,19 @@ void Trainer::start_or_resume(const std::string& resume) {
   log_->sums() = state_.log_window;
 }
 
+void Trainer::account(const StepRecord& record) {
+  watchdog_.beat(record.step(), "the device's work");
+  const StepResult r = record.read();
+  if (r.overflowed)
+    logging::info("step {}: fp16 gradients overflowed: step skipped, loss scale now {}", r.step,
+                  r.loss_scale);
+  else  // the device applied the step by the guard's own rule: finite loss and norm
+    guard_.accept(r.step, r.smoothed_sum / r.tokens, r.grad_norm);
+  log_->add(r);
+  preempt_ = preempt_ || r.preempt;
+  save_time_ = save_time_ || r.save_due;
+}
+
 bool Trainer::validate() {
   watchdog_.beat(state_.step, "validation");
   const ValidationResult r =
@@ -240,6 +266,7 @@ void Trainer::save() {
   if (last_saved_step_ == state_.step) return;
   watchdog_.beat(state_.step, "checkpoint");
   update_->gather_state();
+  state_.loss_scale = loss_scaler_->state();
   if (ranks_.is_main()) {
     state_.log_window = log_->sums();
     const auto begin = Clock::now();
@@ -288,8 +315,9 @@ int Trainer::run(const std::string& resume) {
       grad_sync_->bucket_layout().size(),
       cfg_.dist.overlap && !grad_sync_->node_shared() ? " overlapped with backward" : "",
       update_->kernel());
-  LossScaler loss_scaler({precision_ == runtime::Precision::kFp16}, state_.loss_scale);
-  TrainStep train_step(*objective_, *update_, *grad_sync_, *comm_, schedule_, loss_scaler, guard_,
+  loss_scaler_ = std::make_unique<LossScaler>(
+      LossScaler::Options{precision_ == runtime::Precision::kFp16}, state_.loss_scale, device_);
+  TrainStep train_step(*objective_, *update_, *grad_sync_, *comm_, schedule_, *loss_scaler_,
                        phases_, device_,
                        {static_cast<uint64_t>(cfg_.run.seed), cfg_.optim.clip_norm, precision_});
   data::PlanOptions plan;
@@ -310,6 +338,7 @@ int Trainer::run(const std::string& resume) {
   const auto start = Clock::now();
 
   // ---- one step per global batch ----
+  std::optional<StepRecord> unread;  // the last step's, read once the next is queued
   for (;;) {
     std::optional<data::LoadedStep> next;
     {
@@ -317,26 +346,32 @@ int Trainer::run(const std::string& resume) {
       next = prefetch.take();
     }
     if (!next) break;  // max_steps or max_epochs reached, on every rank alike
-    const StepResult result = train_step.run(*next, flags);
+    StepRecord record = train_step.run(*next, flags);
+    if (unread) account(*unread);  // done on the device by now, or nearly
+    unread = std::move(record);
     state_.step = next->plan.step;
     state_.epoch = next->plan.epoch;
     state_.cursor = next->plan.cursor + 1;
-    state_.loss_scale = loss_scaler.state();
-    log_->add(result);
 
-    if (state_.step % cfg_.train.log_every == 0 || state_.step == cfg_.train.max_steps)
-      log_->write(state_, schedule_.at(state_.step), phases_.take(), *comm_, device_);
-    if (cfg_.dist.check_every > 0 && state_.step % cfg_.dist.check_every == 0)
-      distributed::check_replicas_equal(params_, *comm_, state_.step);
-    if (validator_ && state_.step % cfg_.train.valid_every == 0 && !validate()) {
+    const bool log_due = state_.step % cfg_.train.log_every == 0 || state_.step == cfg_.train.max_steps;
+    const bool check_due = cfg_.dist.check_every > 0 && state_.step % cfg_.dist.check_every == 0;
+    const bool valid_due = validator_ && state_.step % cfg_.train.valid_every == 0;
+    const bool save_due = preempt_ || save_time_ ||
+                          (cfg_.train.save_every > 0 && state_.step % cfg_.train.save_every == 0);
+    if (log_due || check_due || valid_due || save_due) {  // this step's outcome first
+      account(*unread);
+      unread.reset();
+    }
+    if (log_due) log_->write(state_, schedule_.at(state_.step), phases_.take(), *comm_, device_);
+    if (check_due) distributed::check_replicas_equal(params_, *comm_, state_.step);
+    if (valid_due && !validate()) {
       logging::info("early stop: {} validations without improvement (train.patience)",
                     state_.checks_without_improvement);
       break;
     }
-    if (result.preempt || result.save_due ||
-        (cfg_.train.save_every > 0 && state_.step % cfg_.train.save_every == 0))
-      save();
-    if (result.preempt) {
+    if (save_due || preempt_ || save_time_) save();
+    save_time_ = false;
+    if (preempt_) {
       if (signals_.requested()) logging::warn("received signal {}", signals_.signal());
       logging::info(
           "preempted: checkpoint of step {} saved; exiting with code {} (resume with "
@@ -345,6 +380,7 @@ int Trainer::run(const std::string& resume) {
       return kExitPreempted;
     }
   }
+  if (unread) account(*unread);
 
   // ---- finish ----
   distributed::check_replicas_equal(params_, *comm_, state_.step);
