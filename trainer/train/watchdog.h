@@ -1,7 +1,8 @@
 // The watchdog: a thread that ends the job when this rank makes no progress.
 // The training loop calls beat(step, phase) as it enters each phase (data,
-// forward/backward, allreduce, update, validation, checkpoint); when one
-// phase lasts longer than the timeout — a collective whose peer died or hung,
+// forward/backward, allreduce, update, the device's work: waiting for a
+// queued step to finish, validation, checkpoint); when one phase lasts
+// longer than the timeout — a collective whose peer died or hung,
 // a stuck file system — the rank logs which step and phase, and exits with
 // kExitWatchdog. mpirun then ends the other ranks: no survivor waits forever.
 #pragma once
