@@ -63,8 +63,7 @@ void reference_step(Adam& adam, std::vector<torch::Tensor>& params, int n) {
 torch::Tensor factor_tensor(double f) { return torch::full({}, f, torch::kDouble); }
 torch::Tensor skip_tensor(bool skip) { return torch::full({}, skip, torch::kBool); }
 
-void our_step(train::AdamStep& step, std::vector<torch::Tensor>& params, int n,
-              bool skip = false) {
+void our_step(train::AdamStep& step, std::vector<torch::Tensor>& params, int n, bool skip = false) {
   const auto g = gradients(params, n);
   for (size_t i = 0; i < params.size(); ++i) params[i].mutable_grad() = g[i].clone();
   step(lr(n), factor_tensor(factor(n)), skip_tensor(skip));

@@ -31,7 +31,7 @@ class Optimizer {
   // grad_factor (0-dim float64), skip (0-dim bool): on the parameters' device.
   void step(double lr, const torch::Tensor& grad_factor, const torch::Tensor& skip);
   const char* kernel() const;  // how the update computes (adam_step.h)
-  void gather_state();  // collective when sharded
+  void gather_state();         // collective when sharded
   void release_state();
 
  private:

@@ -23,8 +23,18 @@ void seed_dropout(uint64_t seed, int64_t step, int64_t part) {
 // gradients' squared norm, the flags every rank must agree on), then what the
 // device decided from it.
 enum Field {
-  kSmoothed, kNll, kTokens, kSquares, kPreempt, kSaveTime, kNumSums,
-  kNorm = kNumSums, kSkipped, kOverflowed, kLossScale, kNumFields
+  kSmoothed,
+  kNll,
+  kTokens,
+  kSquares,
+  kPreempt,
+  kSaveTime,
+  kNumSums,
+  kNorm = kNumSums,
+  kSkipped,
+  kOverflowed,
+  kLossScale,
+  kNumFields
 };
 
 }  // namespace
@@ -134,9 +144,9 @@ StepRecord TrainStep::run(const data::LoadedStep& step, const std::function<Step
     const torch::Tensor overflowed = loss_scaler_.absorb_overflow(loss, scale.norm);
     const torch::Tensor skipped = (loss.isfinite() & scale.norm.isfinite()).logical_not();
     optimizer_.step(schedule_.at(n), scale.factor, skipped);
-    outcome = torch::cat({sums, torch::stack({scale.norm, skipped.to(torch::kDouble),
-                                              overflowed.to(torch::kDouble),
-                                              loss_scaler_.scale()})});
+    outcome =
+        torch::cat({sums, torch::stack({scale.norm, skipped.to(torch::kDouble),
+                                        overflowed.to(torch::kDouble), loss_scaler_.scale()})});
   }
   if (grad_sync_.sharded()) {  // every rank's updated shard to all ranks (unchanged if skipped)
     auto phase = phases_.enter(Phase::kCommWait, n);

@@ -126,7 +126,7 @@ class Trainer {
   std::unique_ptr<MetricsLog> valid_metrics_;
   int64_t last_saved_step_ = -1;
   Clock::time_point last_save_time_ = Clock::now();
-  bool preempt_ = false;   // a step's record said: some rank was signalled
+  bool preempt_ = false;    // a step's record said: some rank was signalled
   bool save_time_ = false;  // a step's record said: rank 0's clock wants a checkpoint
 };
 
@@ -353,7 +353,8 @@ int Trainer::run(const std::string& resume) {
     state_.epoch = next->plan.epoch;
     state_.cursor = next->plan.cursor + 1;
 
-    const bool log_due = state_.step % cfg_.train.log_every == 0 || state_.step == cfg_.train.max_steps;
+    const bool log_due =
+        state_.step % cfg_.train.log_every == 0 || state_.step == cfg_.train.max_steps;
     const bool check_due = cfg_.dist.check_every > 0 && state_.step % cfg_.dist.check_every == 0;
     const bool valid_due = validator_ && state_.step % cfg_.train.valid_every == 0;
     const bool save_due = preempt_ || save_time_ ||
