@@ -5,7 +5,8 @@
 declare -A SIZE=(
   [default]="128 4 2 512 24 160 12"
   [small]="256 4 3 1024 8000 64 32"
-  [base]="512 8 6 2048 32000 32 32")
+  [base]="512 8 6 2048 32000 32 32"
+  [host]="64 8 6 256 64 2 8")  # base's layers and heads at negligible compute: the host's cost
 
 # run_trainer <size> <ranks> <threads> [trainer options...]
 # Trains <steps> steps of the size on a synthetic copy task (SENTENCES=n: n

@@ -4,7 +4,11 @@
 # threads, run one after the other in this one invocation, with the GEMM peak
 # (build/bench/gemm_peak_bench) measured in the same run for MFU.
 #
-#   tests/bench/benchmarks.sh [size ...]        (sizes: default small base; default: small base)
+#   tests/bench/benchmarks.sh [size ...]        (sizes: default small base host; default: small base)
+#   (host: paper-base's 6 + 6 layers and 8 heads at d 64, vocabulary 64, 16 target tokens
+#   per step: the compute is negligible, so tokens/s measure what a step costs the host —
+#   operator dispatch, autograd, the optimizer's loop, the data pipeline, logging —
+#   which on a GPU is the time to queue the step's kernels)
 #   PRECISIONS="fp32 bf16" MODES="1x1 1x2 2x1" STEPS=10 REPEAT=1 PEER=... BUILD_DIR=build OUT=runs/bench
 #   TRAINER_ARGS="--dist.overlap true"     (more trainer options; default: overlap off, the
 #                                           better setting for CPU ranks on one node)
