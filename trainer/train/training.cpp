@@ -357,9 +357,10 @@ int Trainer::run(const std::string& resume) {
         state_.step % cfg_.train.log_every == 0 || state_.step == cfg_.train.max_steps;
     const bool check_due = cfg_.dist.check_every > 0 && state_.step % cfg_.dist.check_every == 0;
     const bool valid_due = validator_ && state_.step % cfg_.train.valid_every == 0;
-    const bool save_due = preempt_ || save_time_ ||
-                          (cfg_.train.save_every > 0 && state_.step % cfg_.train.save_every == 0);
-    if (log_due || check_due || valid_due || save_due) {  // this step's outcome first
+    const bool save_every_due =
+        cfg_.train.save_every > 0 && state_.step % cfg_.train.save_every == 0;
+    // The model as of this step is needed, or a flag asks for a save: this step's outcome first.
+    if (log_due || check_due || valid_due || save_every_due || preempt_ || save_time_) {
       account(*unread);
       unread.reset();
     }
@@ -370,7 +371,7 @@ int Trainer::run(const std::string& resume) {
                     state_.checks_without_improvement);
       break;
     }
-    if (save_due || preempt_ || save_time_) save();
+    if (save_every_due || preempt_ || save_time_) save();
     save_time_ = false;
     if (preempt_) {
       if (signals_.requested()) logging::warn("received signal {}", signals_.signal());
