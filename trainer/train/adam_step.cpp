@@ -109,21 +109,21 @@ const char* name(AdamKernel kernel) {
   return "?";
 }
 
-AdamStep::AdamStep(torch::optim::Adam& optimizer) : optimizer_(optimizer) {}
+AdamStep::AdamStep(torch::optim::Adam& optimizer)
+    : optimizer_(optimizer), kernel_(adam_kernel(optimizer)) {}
 
 void AdamStep::operator()(double lr, const torch::Tensor& grad_factor, const torch::Tensor& skip) {
   torch::NoGradGuard no_grad;
   auto& groups = optimizer_.param_groups();
   for (auto& group : groups) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
-  const AdamKernel kernel = adam_kernel(optimizer_);
-  if (kernel == AdamKernel::kFused) {
+  if (kernel_ == AdamKernel::kFused) {
     for (auto& group : groups) fused(group, grad_factor, skip);
     return;
   }
   // The other ways take the decision as numbers: on the CPU, a read costs nothing.
   if (skip.item<bool>()) return;
   const double factor = grad_factor.item<double>();
-  if (kernel == AdamKernel::kOnePassLoop) {
+  if (kernel_ == AdamKernel::kOnePassLoop) {
     for (auto& group : groups) one_pass_loop(optimizer_, group, factor);
     return;
   }

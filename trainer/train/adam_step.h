@@ -45,7 +45,9 @@ const char* name(AdamKernel kernel);
 
 class AdamStep {
  public:
+  // Chooses its way once: the parameters' devices and dtypes are fixed by now.
   explicit AdamStep(torch::optim::Adam& optimizer);
+  AdamKernel kernel() const { return kernel_; }
 
   // Steps every parameter of the optimizer that has a gradient, with learning
   // rate `lr`, on gradients times `grad_factor` (0-dim float64), unless
@@ -60,6 +62,7 @@ class AdamStep {
              const torch::Tensor& skip);
 
   torch::optim::Adam& optimizer_;
+  const AdamKernel kernel_;
   // Fused: each parameter's step count, float32 on its device, from the
   // state's count at its first fused step; the truth from then on.
   std::map<AdamStateKey, torch::Tensor> device_steps_;

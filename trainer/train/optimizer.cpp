@@ -74,7 +74,7 @@ void Optimizer::step(double lr, const torch::Tensor& grad_factor, const torch::T
   (*adam_)(lr, grad_factor, skip);
 }
 
-const char* Optimizer::kernel() const { return name(adam_kernel(shards_ ? *shards_ : whole_)); }
+const char* Optimizer::kernel() const { return name(adam_->kernel()); }
 
 void Optimizer::gather_state() {
   adam_->write_step_counts();
