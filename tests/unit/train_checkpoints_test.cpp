@@ -3,6 +3,7 @@
 // of a crash, and verification of damaged checkpoints against digests known
 // from outside the code.
 #include <gtest/gtest.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -87,6 +88,21 @@ TEST_F(Checkpoints, SaveWritesTheFilesTheirDigestsAndLatest) {
   const auto& state = static_cast<torch::optim::AdamParamState&>(*adam.state().begin()->second);
   EXPECT_EQ(state.step(), 1);
   EXPECT_EQ(adam.state().size(), 2u);
+}
+
+// Weights saved by earlier versions, with torch::pickle_save's type tag on the
+// dict (which Python's torch.load refuses in weights_only mode), still load.
+TEST_F(Checkpoints, WeightsInPickleSavesTaggedFormatStillLoad) {
+  c10::Dict<std::string, torch::Tensor> tagged;
+  for (const auto& p : linear_->named_parameters()) tagged.insert(p.key(), p.value().detach());
+  const std::vector<char> bytes = torch::pickle_save(tagged);
+  const std::string path = (dir_ / "tagged.pt").string();
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  torch::nn::Linear weights(3, 2);
+  checkpoint::load_state_dict(*weights, path);
+  EXPECT_TRUE(torch::equal(weights->weight, linear_->weight));
+  EXPECT_TRUE(torch::equal(weights->bias, linear_->bias));
 }
 
 TEST_F(Checkpoints, PathOfAndListSortByStepNotByText) {

@@ -1,6 +1,9 @@
 #include "trainer/checkpoint/state_dict.h"
 
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 
 #include <fstream>
 #include <iterator>
@@ -23,6 +26,31 @@ std::string shape_of(const torch::Tensor& t) {
   return out.str();
 }
 
+// The bytes torch::pickle_save makes (torch.save's zip archive), without the
+// type tag pickle_save gives a dict: a call to torch.jit._pickle.restore_type_tag,
+// which torch.load refuses in weights_only mode. Untagged, it is a plain dict of
+// tensors to any torch.load, and torch::pickle_load reads it as it reads tagged ones.
+std::vector<char> pickle_untagged(const c10::IValue& value) {
+  std::vector<char> pickled;
+  torch::jit::Pickler pickler(
+      [&](const char* data, size_t n) { pickled.insert(pickled.end(), data, data + n); },
+      /*tensor_table=*/nullptr, /*type_renamer=*/nullptr, /*memoized_class_types=*/nullptr,
+      /*get_tensor_id=*/nullptr, /*tag_aggregates=*/false);
+  pickler.protocol();
+  pickler.pushIValue(value);
+  pickler.stop();
+  std::vector<char> archive;
+  caffe2::serialize::PyTorchStreamWriter writer([&](const void* data, size_t n) {
+    archive.insert(archive.end(), static_cast<const char*>(data),
+                   static_cast<const char*>(data) + n);
+    return n;
+  });
+  torch::jit::writeArchiveAndTensors("data", pickled.data(), pickled.size(), pickler.tensorData(),
+                                     writer);
+  writer.writeEndOfFile();
+  return archive;
+}
+
 }  // namespace
 
 void save_tensors(const NamedTensors& tensors, const std::string& path) {
@@ -33,7 +61,7 @@ void save_tensors(const NamedTensors& tensors, const std::string& path) {
     const torch::Tensor cpu = tensor.detach().cpu();
     dict.insert(name, cpu.storage().nbytes() == cpu.nbytes() ? cpu : cpu.clone());
   }
-  const std::vector<char> bytes = torch::pickle_save(dict);
+  const std::vector<char> bytes = pickle_untagged(dict);
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out.flush()) throw std::runtime_error("cannot write " + path);

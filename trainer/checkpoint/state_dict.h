@@ -1,8 +1,10 @@
 // Model weights as a state dict {name: tensor} in a file that Python reads:
 //
-//   import torch; sd = torch.load("model.pt")   # dict of tensors, Debian python3-torch
+//   import torch; sd = torch.load("model.pt")   # a dict of tensors
 //
-// (torch::pickle_save writes the format of Python's torch.save.)
+// in the format of Python's torch.save (torch::pickle_save's archive), with
+// nothing in it that torch.load's weights_only mode (its default since torch
+// 2.6) refuses; Debian's torch 1.13 reads it as well.
 #pragma once
 #include <map>
 #include <string>
