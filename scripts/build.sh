@@ -18,7 +18,9 @@ case "$torch" in
   debian) build=${BUILD_DIR:-build} ;;
   pypi)
     build=${BUILD_DIR:-build-cuda}
-    cmake_args+=("-DCMAKE_PREFIX_PATH=$(bash scripts/torch_prefix.sh)") ;;
+    # The tests check results with that torch's Python too (the GPU machine's has no other).
+    cmake_args+=("-DCMAKE_PREFIX_PATH=$(bash scripts/torch_prefix.sh)"
+                 "-DTEST_PYTHON=$(bash scripts/torch_prefix.sh --python)") ;;
   *) echo "build.sh: --torch must be debian or pypi, not '$torch'" >&2; exit 2 ;;
 esac
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" "${cmake_args[@]}" >/dev/null

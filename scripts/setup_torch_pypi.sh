@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GPU flavour's LibTorch: the PyPI torch wheel (a CUDA build, with its own
 # CUDA runtime, cuBLAS, cuDNN and NCCL as nvidia-* wheels) in a virtual
-# environment inside the project, .venv/torch. Idempotent: a second run checks
-# the installed version against the pin and returns.
+# environment inside the project, .venv/torch, with numpy and h5py: the tests
+# of that build check their results with this Python (TEST_PYTHON). Idempotent:
+# a second run checks the installed version against the pin and returns.
 # Prints one line; the build finds the wheel through scripts/torch_prefix.sh
 # (CMAKE_PREFIX_PATH; CMake takes NCCL and the CUDA runtime from beside it).
 set -euo pipefail
@@ -25,9 +26,10 @@ if ! "$venv/bin/python" - "$pin" <<'PY' 2>/dev/null; then
 import sys
 from importlib.metadata import version
 from packaging.requirements import Requirement
+import h5py  # the tests' reference checks use this venv too (TEST_PYTHON)
 sys.exit(0 if Requirement(sys.argv[1]).specifier.contains(version("torch")) else 1)
 PY
   "$venv/bin/python" -m pip install -q --upgrade pip packaging
-  "$venv/bin/python" -m pip install -q "$pin" numpy
+  "$venv/bin/python" -m pip install -q "$pin" numpy h5py
 fi
 "$venv/bin/python" -c 'import torch; print(f"setup: PyPI torch {torch.__version__} (CUDA {torch.version.cuda}) in .venv/torch")'

@@ -1,6 +1,10 @@
 # Shared by the script tests (source it after setting $build and $src):
 # a scratch directory, a tiny dataset and trainer runs on it.
 
+# The Python that checks results against references (torch, h5py): the
+# build's TEST_PYTHON (tests/CMakeLists.txt).
+python=$(sed -n 's/^TEST_PYTHON:FILEPATH=//p' "$build/CMakeCache.txt")
+
 # A scratch directory, removed on exit, made the working directory.
 enter_scratch() {  # <name>
   work=$(mktemp -d "/tmp/$1.XXXXXX")

@@ -27,7 +27,7 @@ for trial in $(seq "$trials"); do
   for attempt in 1 2 3 4; do
     trainer_run "$name" 2 "${opts[@]}" --resume auto & job=$!
     if [ "$attempt" -le 3 ]; then  # interrupt the first three attempts
-      sleep "$(/usr/bin/python3 -c 'import random; print(random.uniform(0.3, 3.0))')"
+      sleep "$("$python" -c 'import random; print(random.uniform(0.3, 3.0))')"
       mapfile -t ranks < <(pgrep -f "^$build/bin/trainer .*--run.name $name( |$)" || true)
       if [ ${#ranks[@]} -gt 0 ]; then
         target=${ranks[RANDOM % ${#ranks[@]}]}
@@ -61,7 +61,7 @@ for trial in $(seq "$trials"); do
   for dir in runs/$name/checkpoints/step_*; do
     (cd "$dir" && sha256sum --quiet -c SHA256SUMS >/dev/null 2>&1) || corrupt=$((corrupt + 1))
   done
-  /usr/bin/python3 - "$name" <<'PY' || differ=$((differ + 1))
+  "$python" - "$name" <<'PY' || differ=$((differ + 1))
 import sys, torch
 a = torch.load("runs/reference/checkpoints/latest/model.pt")
 b = torch.load(f"runs/{sys.argv[1]}/checkpoints/latest/model.pt")
@@ -73,4 +73,4 @@ echo
 echo "| trials | interruptions | hangs | steps lost (mean / max) | corrupt checkpoints | final parameters differing |"
 echo "|---|---|---|---|---|---|"
 printf '| %d | %d | %d | %.1f / %d | %d | %d |\n' "$trials" "$interruptions" "$hangs" \
-  "$(/usr/bin/python3 -c "print($lost_total / max(1, $interruptions))")" "$lost_max" "$corrupt" "$differ"
+  "$("$python" -c "print($lost_total / max(1, $interruptions))")" "$lost_max" "$corrupt" "$differ"

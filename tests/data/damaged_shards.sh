@@ -13,7 +13,7 @@ enter_scratch damaged-shards
 
 # Flips a byte of <dataset>'s first chunk in <shard>, 4 bytes (one int32) in.
 damage() {  # <shard> <dataset>
-  /usr/bin/python3 - "$1" "$2" <<'PY'
+  "$python" - "$1" "$2" <<'PY'
 import sys, h5py
 path, name = sys.argv[1:]
 with h5py.File(path, "r") as f:

@@ -15,7 +15,7 @@ build=$(realpath "$1"); src=$(realpath "$2")
 source "$src/tests/script_lib.bash"
 enter_scratch prepare-classify
 
-/usr/bin/python3 - <<'PY'
+"$python" - <<'PY'
 import random
 random.seed(2)
 labels = ["sport", "politik", "wetter", "春天"]
@@ -39,10 +39,10 @@ prepare_on 1 maj-a "${majority[@]}" --seed 4
 prepare_on 1 maj-b "${majority[@]}" --seed 4
 prepare_on 2 maj-np2 "${majority[@]}" --seed 4
 prepare_on 1 maj-seed5 "${majority[@]}" --seed 5
-/usr/bin/python3 "$src/scripts/dataset_to_tsv.py" maj-a train > maj-train.tsv
+"$python" "$src/scripts/dataset_to_tsv.py" maj-a train > maj-train.tsv
 prepare_on 1 maj-tsv --task classify --vocab word --train-tsv maj-train.tsv
 
-/usr/bin/python3 - <<'PY'
+"$python" - <<'PY'
 import collections, filecmp, h5py, json
 
 def lines(path):

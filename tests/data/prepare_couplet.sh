@@ -20,7 +20,7 @@ prepare_on 1 couplet1 "${couplet[@]}" "${valid[@]}" --strip-spaces
 prepare_on 2 couplet2 "${couplet[@]}" "${valid[@]}" --strip-spaces
 prepare_on 1 spaced "${couplet[@]}"
 
-/usr/bin/python3 - "$sample" <<'PY'
+"$python" - "$sample" <<'PY'
 import h5py, json, sys
 
 def lines(path):
@@ -61,7 +61,7 @@ print(f"couplet: {len(expected)} pairs, {characters} characters, vocabulary {len
 PY
 
 # Invalid UTF-8 (a truncated character) at byte 4 of line 3.
-/usr/bin/python3 - "$sample/in.txt" <<'PY'
+"$python" - "$sample/in.txt" <<'PY'
 import sys
 lines = open(sys.argv[1], "rb").read().split(b"\n")
 lines[2] = lines[2][:4] + b"\xe6\x98" + lines[2][4:]

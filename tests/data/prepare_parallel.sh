@@ -10,7 +10,7 @@ source "$src/tests/script_lib.bash"
 enter_scratch prepare-parallel
 
 # A text corpus with lines cleaning drops (empty, too long, bad ratio).
-/usr/bin/python3 - <<'PY'
+"$python" - <<'PY'
 import random
 random.seed(1)
 words = "the a house river small big über Straße 春风 得意 night light".split()
@@ -34,7 +34,7 @@ for n in 1 2 3; do
 done
 grep -q "cleaning kept" word1.log || fail "no cleaning report" word1.log
 
-/usr/bin/python3 - <<'PY'
+"$python" - <<'PY'
 import filecmp, h5py, json
 
 def examples(d):

@@ -7,6 +7,7 @@
 # run the same job elsewhere (tests/gpu/).
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
+source "$src/tests/script_lib.bash"
 work=$(mktemp -d /tmp/e2e-default.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -18,7 +19,7 @@ bash "$src/scripts/mpirun.sh" -np "${E2E_RANKS:-2}" "$build/bin/trainer" --confi
   --run.out_dir "$work/runs" "${extra[@]}"
 "$build/bin/evaluate" --run "$work/runs/default" --split test --out "$work/eval" > /dev/null
 
-/usr/bin/python3 - "$work" <<'PY'
+"$python" - "$work" <<'PY'
 import json, sys, torch
 work = sys.argv[1]
 r = json.load(open(f"{work}/eval/results.json"))
@@ -26,9 +27,9 @@ print(f"exact match {r['exact_match']:.4f}, ppl {r['ppl']:.3f}, step {r['step']}
 assert r["exact_match"] >= 0.99, f"embedded default reached only {r['exact_match']:.4f} exact match"
 hyps = open(f"{work}/eval/hypotheses.txt").read().splitlines()
 assert len(hyps) == r["num_examples"] == 500, len(hyps)
-sd = torch.load(f"{work}/runs/default/checkpoints/latest/model.pt")
+sd = torch.load(f"{work}/runs/default/checkpoints/latest/model.pt", weights_only=True)
 assert all(isinstance(v, torch.Tensor) for v in sd.values()) and len(sd) > 10
-print(f"python3-torch loaded {len(sd)} tensors, {sum(v.numel() for v in sd.values())} values")
+print(f"torch {torch.__version__} loaded {len(sd)} tensors, {sum(v.numel() for v in sd.values())} values")
 PY
 (cd "$work/runs/default/checkpoints/latest" && sha256sum -c --quiet SHA256SUMS)
 test "$(wc -l < "$work/runs/default/metrics.jsonl")" -ge 10

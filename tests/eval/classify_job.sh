@@ -22,7 +22,7 @@ timeout 300 bash "$src/scripts/mpirun.sh" -np 2 "$build/bin/evaluate" --run runs
   > /dev/null 2> two.log || fail "mpirun -np 2 evaluate" two.log
 cmp one/predictions.txt two/predictions.txt || fail "-np 2 predictions differ from -np 1"
 
-/usr/bin/python3 - <<'PY'
+"$python" - <<'PY'
 import glob, h5py, json
 names = open("data/majority/labels.txt").read().split("\n")[:-1]
 truth = []
@@ -45,7 +45,7 @@ print(f"classifier: accuracy {accuracy:.3f}, macro-F1 {sum(f1) / len(f1):.3f}, l
 assert accuracy >= 0.95, f"the classifier reached only {accuracy:.3f} accuracy"
 PY
 # --translate classifies: the test split's texts give the split's predictions.
-/usr/bin/python3 "$src/scripts/dataset_to_tsv.py" data/majority test | cut -f2- > test.txt
+"$python" "$src/scripts/dataset_to_tsv.py" data/majority test | cut -f2- > test.txt
 "$build/bin/evaluate" --run runs/classify --translate test.txt > classified.txt 2> classify.log \
   || fail "--translate on a classification run" classify.log
 cmp classified.txt one/predictions.txt || fail "--translate classes differ from the split's predictions"

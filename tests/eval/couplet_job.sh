@@ -20,7 +20,7 @@ trainer_run couplet 1 --data.batch_tokens 400 --model.d_model 64 --model.d_ff 12
   --model.dropout 0 --train.max_steps 300 --train.save_every 300 --train.log_every 50 \
   || fail "training" couplet.log
 "$build/bin/evaluate" --run runs/couplet --out eval > eval.json 2> eval.log || fail "evaluate" eval.log
-/usr/bin/python3 - "$sample/out.txt" <<'PY'
+"$python" - "$sample/out.txt" <<'PY'
 import json, sys
 r = json.load(open("eval/results.json"))
 hyps = open("eval/hypotheses.txt", encoding="utf-8").read().split("\n")[:-1]

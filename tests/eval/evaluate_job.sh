@@ -25,7 +25,7 @@ for decode in "--beam 1" "--beam 4"; do
   evaluate $decode --batch-tokens 64 --out one > one.json 2> one.log || fail "evaluate $decode" one.log
   mpi_evaluate 2 $decode --batch-tokens 64 --out two > two.json 2> two.log || fail "mpirun -np 2 evaluate $decode" two.log
   cmp one/hypotheses.txt two/hypotheses.txt || fail "$decode: -np 2 hypotheses differ from -np 1"
-  /usr/bin/python3 - one/results.json two/results.json <<'PY'
+  "$python" - one/results.json two/results.json <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert a["num_examples"] == b["num_examples"] == 60, (a["num_examples"], b["num_examples"])
@@ -46,14 +46,14 @@ evaluate --checkpoint "$step30" --average-last 1 --out avg1 > /dev/null 2>&1 || 
 cmp single/hypotheses.txt avg1/hypotheses.txt || fail "--average-last 1 differs from the checkpoint"
 evaluate --checkpoint "$step30" --average-last 3 --out avg3 --save-weights avg3.pt > /dev/null 2> avg3.log \
   || fail "--average-last 3" avg3.log
-/usr/bin/python3 - "$run/checkpoints" <<'PY'
+"$python" - "$run/checkpoints" <<'PY'
 import json, sys, torch
 ckpt = sys.argv[1]
-single = torch.load("single.pt")
+single = torch.load("single.pt", weights_only=True)
 base = torch.load(f"{ckpt}/step_00000030/model.pt")
 assert all(torch.equal(single[k], base[k]) for k in base), "averaging one checkpoint changed it"
 parts = [torch.load(f"{ckpt}/step_{s:08d}/model.pt") for s in (10, 20, 30)]
-avg = torch.load("avg3.pt")
+avg = torch.load("avg3.pt", weights_only=True)
 worst = max(((sum(p[k].double() for p in parts) / 3).float() - avg[k]).abs().max().item() for k in avg)
 assert worst <= 1e-6, f"averaged weights differ from the mean by {worst}"
 assert any(not torch.equal(parts[0][k], parts[2][k]) for k in avg), "checkpoints are identical"
@@ -65,7 +65,7 @@ evaluate --checkpoint "$step30" --average-last 4 > /dev/null 2> avg4.log && fail
 grep -q "only 3 checkpoints" avg4.log || fail "--average-last 4 error does not say how many exist" avg4.log
 
 # Translate: the test split's source text through stdin equals the split's greedy hypotheses.
-/usr/bin/python3 - <<'PY' > test.src
+"$python" - <<'PY' > test.src
 import glob, h5py
 vocab = open("data/vocab.txt").read().split("\n")
 for f in sorted(glob.glob("data/test-*.h5")):

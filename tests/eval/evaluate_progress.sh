@@ -17,7 +17,7 @@ evaluate --progress-s 0 --out every 2> every.log || fail "evaluate --progress-s 
 timeout 300 bash "$src/scripts/mpirun.sh" -np 2 "$build/bin/evaluate" --run runs/tiny --threads 1 \
   --batch-tokens 64 --progress-s 0 --out two > /dev/null 2> two.log || fail "mpirun -np 2 evaluate" two.log
 evaluate --out default 2> default.log || fail "evaluate" default.log
-/usr/bin/python3 - <<'PY'
+"$python" - <<'PY'
 import re
 LINE = re.compile(r"\[rank (\d)\] \[info\] evaluating test(?P<share> \(rank 0's share\))?: (?P<done>\d+) / "
                   r"(?P<total>\d+) sentences \((?P<percent>[\d.]+)%\), (?P<rate>[\d.]+) sentences/s, "

@@ -19,7 +19,7 @@ wait $trainer || fail "training failed" watched.log
 [ -f runs/watched/finished.json ] || fail "the run is not marked finished" watched.log
 
 table=runs/watched/eval/watch-valid.tsv
-/usr/bin/python3 - "$table" runs/watched <<'PY'
+"$python" - "$table" runs/watched <<'PY'
 import csv, json, os, sys
 table, run = sys.argv[1:]
 rows = list(csv.DictReader(open(table), delimiter="\t"))

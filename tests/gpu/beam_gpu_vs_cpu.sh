@@ -16,7 +16,7 @@ for device in cuda cpu; do
   "$build/bin/evaluate" --run runs/default --split test --beam 4 --device "$device" \
     --out "eval-$device" > "eval-$device.log" 2>&1 || fail "evaluate on $device" "eval-$device.log"
 done
-/usr/bin/python3 - <<'PY'
+"$python" - <<'PY'
 import json
 gpu, cpu = (open(f"eval-{d}/hypotheses.txt").read().splitlines() for d in ("cuda", "cpu"))
 assert len(gpu) == len(cpu) == 500

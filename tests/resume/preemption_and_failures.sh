@@ -39,7 +39,7 @@ every_checkpoint_verifies() {  # <name>
   done
 }
 same_as_reference() {  # <name>
-  /usr/bin/python3 - "$1" <<'PY'
+  "$python" - "$1" <<'PY'
 import json, sys, torch
 run = sys.argv[1]
 a = torch.load("runs/reference/checkpoints/latest/model.pt")

@@ -23,7 +23,7 @@ trainer_run one 1 "${opts[@]}" --train.max_steps 4 || fail "1-rank run" one.log
 # check: patience 3 must stop the run at step 2 + 3 x 2 = 8, not 100.
 trainer_run still 1 "${opts[@]}" --optim.lr 1e-30 || fail "run with a frozen model" still.log
 
-/usr/bin/python3 - <<'PY'
+"$python" - <<'PY'
 import json, os
 rows = [json.loads(l) for l in open("runs/two/valid.jsonl")]
 log = open("two.log").read()

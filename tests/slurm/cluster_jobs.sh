@@ -69,7 +69,7 @@ requeued_and_equal() {  # <job> <run dir>
     || fail "no preemption checkpoint" "$log"
   ((step < last)) || fail "the run ended before the signal arrived" "$log"
   grep -q "resuming from .*step_$(printf %08d "$step")" "$log" || fail "did not resume from step $step" "$log"
-  /usr/bin/python3 - "$run" <<'PY' || fail "$run differs from the uninterrupted run" "$log"
+  "$python" - "$run" <<'PY' || fail "$run differs from the uninterrupted run" "$log"
 import sys, torch
 a = torch.load("runs/whole/checkpoints/latest/model.pt")
 b = torch.load(f"{sys.argv[1]}/checkpoints/latest/model.pt")

@@ -36,7 +36,7 @@ wait %1 || fail "fp32 run failed" fp32.log
 wait %2 || fail "fp32 run with seed 2 failed" fp32-seed2.log
 wait %3 || fail "bf16 run (${under_test[*]}) failed" bf16.log
 
-/usr/bin/python3 - "${under_test[*]}" <<'PY'
+"$python" - "${under_test[*]}" <<'PY'
 import json, sys
 runs = ("fp32", "fp32-seed2", "bf16")
 curve = {p: [json.loads(l) for l in open(f"runs/{p}/metrics.jsonl")] for p in runs}
