@@ -45,6 +45,18 @@ trainer_run() {  # <name> <ranks> [trainer options...]
     --run.name "$name" "$@" "${extra[@]}" > "$name.log" 2>&1
 }
 
+# The PIDs (ascending) of the processes whose command line, arguments joined
+# by spaces, matches the extended regular expression <pattern>: pgrep -f
+# without procps, which a GPU node's image may lack. Reads /proc.
+pids_matching() {  # <pattern>
+  local cmdline args pid
+  for cmdline in /proc/[0-9]*/cmdline; do
+    mapfile -d '' -t args 2>/dev/null < "$cmdline" || continue  # it may have ended
+    pid=${cmdline#/proc/}
+    if [[ "${args[*]}" =~ $1 ]]; then echo "${pid%/cmdline}"; fi
+  done | sort -n
+}
+
 # Fails the test, showing a log.
 fail() {  # <message> [log]
   echo "FAIL: $1"

@@ -19,7 +19,7 @@ opts=(--train.max_steps 400 --train.save_every 50 --train.log_every 10 --model.d
 trainer_run reference 2 "${opts[@]}" || fail "uninterrupted run" reference.log
 
 # The trainer processes of run <name> (not mpirun's).
-ranks_of() { pgrep -f "^$build/bin/trainer .*--run.name $1( |$)" || true; }
+ranks_of() { pids_matching "^$build/bin/trainer .*--run.name $1( |$)"; }
 wait_for() {  # <path>: up to 60 s
   for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.1; done
   fail "$1 did not appear"
