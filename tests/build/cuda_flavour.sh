@@ -7,6 +7,9 @@
 #     also when LD_LIBRARY_PATH names a CUDA toolkit's libraries;
 #   - no translation unit that sees LibTorch includes spdlog or an fmt header
 #     (LibTorch ships its own fmt; only launch/logging.cpp, torch-free, uses spdlog);
+#   - the programs take the C++ runtime's functions from libstdc++, not from
+#     the copies LibTorch exports (torch 2.11's libtorch.so: std::filesystem
+#     functions that crash; pytorch/pytorch#133437);
 #   - bringing your own NCCL (-DNCCL_INCLUDE_DIR/-DNCCL_LIBRARY) is honoured.
 # Skips (77) on a build without CUDA.
 # Usage: cuda_flavour.sh <build dir> <source dir>
@@ -75,6 +78,30 @@ echo "no translation unit with LibTorch includes spdlog or fmt"
 
 work=$(mktemp -d /tmp/cuda-flavour.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# Every symbol that libstdc++ defines, the programs bind to libstdc++ (or to
+# their own copy), read from the dynamic linker's own account at start-up.
+libstdcxx=$(ldd "$build/bin/trainer" | awk '$1 ~ /^libstdc\+\+/ {print $3}')
+for program in trainer evaluate; do
+  LD_BIND_NOW=1 LD_DEBUG=bindings LD_DEBUG_OUTPUT="$work/bindings" "$build/bin/$program" --help > /dev/null
+  python3 - "$build/bin/$program" "$libstdcxx" <(nm -D --defined-only "$libstdcxx") \
+      "$work"/bindings.* <<'PY' || fail "$program takes C++ runtime functions from elsewhere (above)"
+import os, re, sys
+program, libstdcxx, defined, logs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+ours = {l.split()[-1].split("@")[0] for l in open(defined)}
+binding = re.compile(r"binding file (\S+) \[0\] to (\S+) \[0\]: normal symbol `([^']+)'")
+bound = [m.groups()[1:] for log in logs for m in map(binding.search, open(log))
+         if m and m[1] == program and m[3] in ours]
+wrong = sorted({(os.path.basename(to), symbol) for to, symbol in bound
+                if os.path.realpath(to) not in (os.path.realpath(libstdcxx), os.path.realpath(program))})
+for to, symbol in wrong[:20]:
+    print(f"  {symbol} from {to}")
+print(f"{os.path.basename(program)}: {len(bound) - len(wrong)} of {len(bound)} bindings of "
+      f"libstdc++'s symbols go to libstdc++ or the program itself")
+sys.exit(1 if wrong or not bound else 0)
+PY
+  rm -f "$work"/bindings.*
+done
+
 "$build/bin/prepare_data" --task copy --out "$work/data" --train-size 20 --valid-size 0 \
   --test-size 0 >/dev/null
 if "$build/bin/trainer" --data.dir "$work/data" --run.out_dir "$work/runs" --dist.backend nccl \
