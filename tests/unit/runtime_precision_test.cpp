@@ -41,9 +41,11 @@ TEST(Precision, AutocastScopeSetsTheDtypeAndRestores) {
 
 TEST(Precision, Tf32IsSwitchedInLibTorch) {
   const auto tf32_on = [] {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 10)
     return at::globalContext().float32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL) ==
            at::Float32Precision::TF32;
+#elif TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR == 9
+    return at::globalContext().float32Precision("cuda", "matmul") == "tf32";
 #else
     return at::globalContext().allowTF32CuBLAS();
 #endif

@@ -37,14 +37,18 @@ void set_autocast_dtype(c10::DeviceType d, at::ScalarType t) {
 
 }  // namespace
 
-// LibTorch ≥ 2.9 sets precision per backend and operation; the older
-// allow-TF32 switches are deprecated there.
+// LibTorch ≥ 2.9 sets precision per backend and operation (2.9 by name, 2.10
+// on by enums); the older allow-TF32 switches are deprecated there.
 void use_tf32(bool on) {
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 10)
   const auto precision = on ? at::Float32Precision::TF32 : at::Float32Precision::IEEE;
   at::globalContext().setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::MATMUL,
                                           precision);
   at::globalContext().setFloat32Precision(at::Float32Backend::CUDA, at::Float32Op::CONV, precision);
+#elif TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR == 9
+  const std::string precision = on ? "tf32" : "ieee";
+  at::globalContext().setFloat32Precision("cuda", "matmul", precision);
+  at::globalContext().setFloat32Precision("cuda", "conv", precision);
 #else
   at::globalContext().setAllowTF32CuBLAS(on);
   at::globalContext().setAllowTF32CuDNN(on);
