@@ -3,8 +3,9 @@
 #   - CMake found CUDA and NCCL; the trainer links libnccl and contains the
 #     NCCL communicator; asking for NCCL on a CPU is a clear error;
 #   - one copy of the CUDA runtime and of NCCL: the trainer resolves
-#     libcudart and libnccl to the very files LibTorch's libtorch_cuda does,
-#     also when LD_LIBRARY_PATH names a CUDA toolkit's libraries;
+#     libcudart and libnccl to the very files LibTorch's libtorch_cuda does
+#     (of any version: not libcudart.so.13 beside LibTorch's .so.12), also
+#     when LD_LIBRARY_PATH names a CUDA toolkit's libraries;
 #   - no translation unit that sees LibTorch includes spdlog or an fmt header
 #     (LibTorch ships its own fmt; only launch/logging.cpp, torch-free, uses spdlog);
 #   - the programs take the C++ runtime's functions from libstdc++, not from
@@ -38,16 +39,21 @@ for path in "${LD_LIBRARY_PATH:-}" "$toolkit_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_
     grep -q "^\s*$lib" <<<"$ours" || fail "the trainer does not link $lib"
   done
   python3 - "$path" <(echo "$ours") <(echo "$theirs") <<'PY' || exit 1
-import os, sys
-path, ours, theirs = sys.argv[1], *(dict((f[0], os.path.realpath(f[2])) for f in
-    (l.split() for l in open(a)) if len(f) >= 3 and f[1] == "=>") for a in sys.argv[2:])
+import collections, os, sys
+def files(ldd):  # library (the name before ".so") -> the files loaded for it
+    by_library = collections.defaultdict(set)
+    for f in (l.split() for l in open(ldd)):
+        if len(f) >= 3 and f[1] == "=>":
+            by_library[f[0].split(".so")[0]].add(os.path.realpath(f[2]))
+    return by_library
+path, ours, theirs = sys.argv[1], files(sys.argv[2]), files(sys.argv[3])
 both = sorted(set(ours) & set(theirs))
 bad = [lib for lib in both if ours[lib] != theirs[lib]]
 for lib in bad:
     print(f"FAIL: two copies of {lib} (LD_LIBRARY_PATH={path}): the trainer loads "
-          f"{ours[lib]}, LibTorch {theirs[lib]}")
+          f"{sorted(ours[lib])}, LibTorch {sorted(theirs[lib])}")
 print(f"one copy of each of the {len(both)} libraries both load (LD_LIBRARY_PATH={path}), "
-      f"e.g. {ours.get('libcudart.so.13', '?')}")
+      f"e.g. {sorted(ours['libcudart'])}")
 sys.exit(1 if bad or not both else 0)
 PY
 done
