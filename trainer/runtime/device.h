@@ -1,22 +1,30 @@
 // The device a rank computes on, and the backend its collectives use.
 //
-//   train.device = auto   a GPU when LibTorch has CUDA and the node one for
-//                         this rank, else the CPU
+//   train.device = auto   a GPU when LibTorch has CUDA and every rank sees one, else the CPU
 //                  cpu | cuda (cuda without a GPU is an error)
 //   dist.backend = auto   nccl on GPUs (when built in), mpi on CPUs | mpi | nccl
 //
-// Which GPU, from what the rank sees:
-//   - the node's ranks see different GPU sets (the scheduler bound GPUs per
-//     rank: Slurm --gpus-per-task, --gpu-bind, CUDA_VISIBLE_DEVICES per
-//     rank): the first GPU of its own set;
-//   - they see the same set: cuda:<local rank> when there are enough; with
-//     fewer GPUs than ranks, NCCL (one GPU per rank) is an error naming the
-//     node and the counts, and MPI shares them round-robin (for testing).
-// No rank falls back to the CPU on its own: at start-up all ranks gather
-// their choices, and ranks that differ in device type or backend stop the
-// job, named.
+// Which GPU, from what the GPUs are (their UUIDs), not from what they are
+// called: CUDA_VISIBLE_DEVICES and a node's per-task device cgroups renumber
+// them, so "GPU 0" of two ranks may be two GPUs, and "0,1" of two ranks the
+// same two. The ranks of a node gather the identities of the GPUs each sees;
+//   - ranks that see the same set split it by their index among those ranks,
+//     in the order the first of them sees it: with no binding (all see all)
+//     local rank i takes GPU i; with `srun --gpu-bind=closest` each socket's
+//     ranks split that socket's GPUs;
+//   - a rank that alone sees its set takes its first GPU (`--gpus-per-task=1`,
+//     or per-task cgroups where each rank's one GPU is called 0);
+//   - more ranks than GPUs in a set: NCCL is an error; MPI shares them
+//     round-robin (for testing), said in the log;
+//   - two NCCL ranks on one physical GPU (e.g. overlapping sets on a mixed
+//     node) is an error naming the node, the ranks and the GPU.
+// Every rank computes the whole job's assignment from the same gathered views,
+// so all stop with the same message, or none. The chosen GPU is then made
+// this process's current CUDA device (the NCCL communicator and LibTorch's
+// default streams and events belong to the current device).
 #pragma once
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -25,26 +33,38 @@
 
 namespace runtime {
 
+// What one rank is: where it runs, its torch threads, the GPUs it sees.
+struct RankView {
+  std::string node;
+  int threads = 1;
+  std::vector<std::string> gpus;  // identities (UUIDs) of its visible GPUs, in CUDA's order
+};
+
 struct DeviceRequest {
   std::string device = "auto";   // train.device
   std::string backend = "auto";  // dist.backend
-  std::string node;              // for messages
-  int local_rank = 0, local_size = 1;
-  int visible_gpus = 0;          // GPUs this rank sees (0 without CUDA)
-  bool node_shares_gpus = true;  // every rank on the node sees the same GPUs
   bool nccl_built = false;
 };
 
 struct DeviceChoice {
   torch::Device device = torch::kCPU;
-  std::string backend;  // "mpi" | "nccl"
+  std::string backend;      // "mpi" | "nccl"
+  std::string gpu;          // its GPU's identity ("" on the CPU)
+  std::vector<int> shares;  // the other ranks on the same GPU (MPI only)
 };
 
-// Pure: the rules above. Throws std::invalid_argument naming the node and counts.
-DeviceChoice choose_device(const DeviceRequest& request);
+// Pure: every rank's choice (index = rank) by the rules above. Throws
+// std::invalid_argument naming the node, the ranks and the GPUs.
+std::vector<DeviceChoice> choose_devices(const DeviceRequest& request,
+                                         const std::vector<RankView>& ranks);
 
-// Collective: this rank's choice, after every rank agreed on device type and
-// backend (std::runtime_error naming the ranks that differ). Applies
+// Pure: one line per node for the log: host, ranks, local ranks, threads, and
+// each rank's device (GPU index in its own numbering and UUID).
+std::vector<std::string> describe_layout(const std::vector<RankView>& ranks,
+                                         const std::vector<DeviceChoice>& choices);
+
+// Collective: this rank's choice, made its current device, after every rank
+// gathered every rank's view; rank 0 logs the layout. Applies
 // train.deterministic before any CUDA work.
 DeviceChoice agree_on_device(const launch::ProcessInfo& process, const std::string& device,
                              const std::string& backend, bool deterministic,
