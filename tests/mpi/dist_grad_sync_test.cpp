@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <string>
+#include <thread>
 
 #include "tests/mpi/mpi_test_ranks.h"
 #include "trainer/distributed/consistency.h"
@@ -84,6 +85,33 @@ TEST(MpiCommunicator, ReduceScatterAndAllgatherInPlace) {
     torch::Tensor uneven = torch::zeros({world() * 4 + 1});
     EXPECT_THROW(comm().iallgather_in_place(uneven), std::invalid_argument);
   }
+}
+
+// Collectives started off the main thread (MPI_THREAD_FUNNELED) are queued
+// and started by the main thread's next call, in the order they were queued;
+// a blocking one off the main thread is refused.
+TEST(MpiCommunicator, CollectivesStartedOffTheMainThreadRunInOrder) {
+  torch::Tensor a = torch::full({100}, rank() + 1.0), b = torch::full({7}, 2.0 * (rank() + 1));
+  std::unique_ptr<distributed::Work> first, second;
+  std::string refused;
+  std::thread([&] {
+    first = comm().iallreduce_sum(a);
+    second = comm().iallreduce_sum(b);
+    EXPECT_FALSE(first->test());  // not started: nothing to test off the main thread
+    try {
+      comm().barrier();
+    } catch (const std::logic_error& e) {
+      refused = e.what();
+    }
+  }).join();
+  EXPECT_NE(refused.find("off the main thread"), std::string::npos) << refused;
+  torch::Tensor c = torch::full({3}, 1.0);
+  comm().allreduce_sum(c);  // the queued two start first, on every rank alike
+  second->wait();
+  first->wait();
+  EXPECT_TRUE(torch::equal(a, torch::full({100}, rank_sum())));
+  EXPECT_TRUE(torch::equal(b, torch::full({7}, 2.0 * rank_sum())));
+  EXPECT_TRUE(torch::equal(c, torch::full({3}, static_cast<double>(world()))));
 }
 
 // Parameters of assorted shapes; loss = sum_i <p_i, c_i(rank)>, so the
@@ -190,6 +218,42 @@ TEST(GradSync, AccumulatesAndToleratesEmptyMicroBatchesAndUnusedParameters) {
       EXPECT_TRUE(torch::equal(problem.params[i].grad(), expected))
           << "param " << i << ", unused " << unused;
     }
+  }
+}
+
+// Autograd runs CUDA tensors' gradient hooks on its own device thread, not on
+// the thread that called backward: here backward runs on another thread, so
+// the hooks that start buckets do too. The sums are exact, also where ranks
+// start different numbers of buckets during backward (a rank whose last
+// micro-batch is empty starts all of its buckets from synchronize()).
+TEST(GradSync, BucketsStartedByHooksOffTheMainThread) {
+  LinearProblem problem;
+  distributed::GradSync sync(problem.params, comm(), options(32, true));
+  const int empty_rank = world() - 1;
+  const auto backward_on_another_thread = [&](int micro) {
+    std::string error;
+    std::thread([&] {
+      try {
+        problem.backward(micro, problem.all());
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }).join();
+    EXPECT_EQ(error, "");
+  };
+  sync.zero_grad();
+  sync.prepare(false);
+  backward_on_another_thread(0);
+  sync.prepare(true);
+  if (rank() != empty_rank) backward_on_another_thread(1);
+  sync.synchronize();
+  for (size_t i = 0; i < problem.params.size(); ++i) {
+    torch::Tensor expected = torch::zeros_like(problem.params[i]);
+    for (int r = 0; r < world(); ++r) {
+      expected += problem.coefficient(i, r, 0);
+      if (r != empty_rank) expected += problem.coefficient(i, r, 1);
+    }
+    EXPECT_TRUE(torch::equal(problem.params[i].grad(), expected)) << "param " << i;
   }
 }
 

@@ -25,16 +25,19 @@ MPI_Datatype mpi_type(const torch::Tensor& t) {
   }
 }
 
-// Contiguous memory, on the main thread, and counts that fit MPI's int.
+// Contiguous memory, and counts that fit MPI's int.
 void check_call(const torch::Tensor& t) {
   if (!t.is_contiguous()) throw std::invalid_argument("MPI collectives need contiguous tensors");
   if (t.numel() > std::numeric_limits<int>::max())
     throw std::invalid_argument("MPI collectives: tensor of " + std::to_string(t.numel()) +
                                 " elements exceeds MPI's int count; use smaller buckets");
+}
+
+// MPI_THREAD_FUNNELED: the thread that initialised MPI is the only one that may call it.
+bool on_main_thread() {
   int main_thread = 0;
   MPI_Is_thread_main(&main_thread);
-  if (!main_thread)
-    throw std::logic_error("MPI collective called off the main thread (MPI_THREAD_FUNNELED)");
+  return main_thread != 0;
 }
 
 // Open MPI built with CUDA support reads and writes device memory itself.
@@ -53,16 +56,18 @@ void wait_for_device(const torch::Tensor& t) {
 }
 
 // The memory MPI works on for `tensor`: the tensor itself when it is on the
-// CPU (or MPI is CUDA-aware), else a pinned host copy that finish() copies
-// back. Either way the device's queued work on it is complete first.
+// CPU (or, for a blocking collective, MPI is CUDA-aware), else a pinned host
+// copy that finish() copies back. Either way the device's queued work on it is
+// complete first.
 class Staged {
  public:
-  explicit Staged(torch::Tensor tensor) : tensor_(std::move(tensor)) {
-    if (!tensor_.defined() || !tensor_.is_cuda()) {
+  Staged() = default;
+  Staged(torch::Tensor tensor, bool blocking) : tensor_(std::move(tensor)) {
+    if (!tensor_.is_cuda()) {
       buffer_ = tensor_;
       return;
     }
-    if (cuda_aware_mpi()) {
+    if (blocking && cuda_aware_mpi()) {
       wait_for_device(tensor_);
       buffer_ = tensor_;
       return;
@@ -86,14 +91,17 @@ class Staged {
 // input's, kept alive until then.
 class MpiWork : public Work {
  public:
-  MpiWork(MPI_Request request, Staged result, Staged input = Staged(torch::Tensor()))
+  MpiWork(MPI_Request request, Staged result, Staged input = Staged())
       : request_(request), staged_(std::move(result)), input_(std::move(input)) {}
   ~MpiWork() override {
     if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
   }
   bool test() override {
     int done = 1;
-    if (request_ != MPI_REQUEST_NULL) MPI_Test(&request_, &done, MPI_STATUS_IGNORE);
+    if (request_ != MPI_REQUEST_NULL) {
+      if (!on_main_thread()) return false;  // progress is the main thread's
+      MPI_Test(&request_, &done, MPI_STATUS_IGNORE);
+    }
     return done != 0;
   }
   void wait() override {
@@ -160,6 +168,44 @@ void ring_allgather(const torch::Tensor& flat, int rank, int world) {
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+// A collective queued off the main thread: started by the main thread's next
+// call into the communicator (`start_queued`), which test() and wait() make.
+class DeferredWork : public Work {
+ public:
+  DeferredWork(std::shared_ptr<MpiCommunicator::Deferred> deferred,
+               std::function<void()> start_queued)
+      : deferred_(std::move(deferred)), start_queued_(std::move(start_queued)) {}
+  bool test() override;
+  void wait() override;
+
+ private:
+  std::shared_ptr<MpiCommunicator::Deferred> deferred_;
+  std::function<void()> start_queued_;
+};
+
+}  // namespace
+
+struct MpiCommunicator::Deferred {
+  std::function<std::unique_ptr<Work>()> launch;
+  std::unique_ptr<Work> work;  // once started
+};
+
+namespace {
+
+bool DeferredWork::test() {
+  if (!on_main_thread()) return false;
+  start_queued_();
+  return deferred_->work->test();
+}
+
+void DeferredWork::wait() {
+  if (!on_main_thread())
+    throw std::logic_error(
+        "MPI: a collective waited for off the main thread (MPI_THREAD_FUNNELED)");
+  start_queued_();
+  deferred_->work->wait();
+}
+
 }  // namespace
 
 MpiCommunicator::MpiCommunicator() {
@@ -167,21 +213,57 @@ MpiCommunicator::MpiCommunicator() {
   MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
 }
 
+void MpiCommunicator::start_deferred() {
+  for (;;) {
+    std::shared_ptr<Deferred> next;
+    {
+      const std::lock_guard<std::mutex> lock(deferred_mutex_);
+      if (deferred_.empty()) return;
+      next = std::move(deferred_.front());
+      deferred_.pop_front();
+    }
+    next->work = next->launch();
+  }
+}
+
+std::unique_ptr<Work> MpiCommunicator::issue(std::function<std::unique_ptr<Work>()> launch,
+                                             bool blocking) {
+  if (on_main_thread()) {
+    start_deferred();  // those queued earlier go first
+    return launch();
+  }
+  if (blocking)
+    throw std::logic_error(
+        "MPI: a blocking collective called off the main thread (MPI_THREAD_FUNNELED)");
+  auto deferred = std::make_shared<Deferred>();
+  deferred->launch = std::move(launch);
+  {
+    const std::lock_guard<std::mutex> lock(deferred_mutex_);
+    deferred_.push_back(deferred);
+  }
+  return std::make_unique<DeferredWork>(std::move(deferred), [this] { start_deferred(); });
+}
+
 // Each collective in two forms: started (`request` set, finished by the
 // work's wait) or run to completion (`request` null: MPI's blocking call,
 // which Open MPI runs with faster algorithms than its non-blocking libnbc).
+// Checked at once; its MPI calls run when issue() says.
 std::unique_ptr<Work> MpiCommunicator::allreduce(torch::Tensor& tensor, bool start) {
   check_call(tensor);
-  MPI_Request request = MPI_REQUEST_NULL;
-  if (world_size_ == 1) return std::make_unique<MpiWork>(request, Staged(torch::Tensor()));
-  Staged staged(tensor);
-  const int n = static_cast<int>(tensor.numel());
-  if (start)
-    MPI_Iallreduce(MPI_IN_PLACE, staged.data(), n, mpi_type(tensor), MPI_SUM, MPI_COMM_WORLD,
-                   &request);
-  else
-    MPI_Allreduce(MPI_IN_PLACE, staged.data(), n, mpi_type(tensor), MPI_SUM, MPI_COMM_WORLD);
-  return std::make_unique<MpiWork>(request, std::move(staged));
+  return issue(
+      [this, tensor, start] {
+        MPI_Request request = MPI_REQUEST_NULL;
+        if (world_size_ == 1) return std::make_unique<MpiWork>(request, Staged());
+        Staged staged(tensor, /*blocking=*/!start);
+        const int n = static_cast<int>(tensor.numel());
+        if (start)
+          MPI_Iallreduce(MPI_IN_PLACE, staged.data(), n, mpi_type(tensor), MPI_SUM, MPI_COMM_WORLD,
+                         &request);
+        else
+          MPI_Allreduce(MPI_IN_PLACE, staged.data(), n, mpi_type(tensor), MPI_SUM, MPI_COMM_WORLD);
+        return std::make_unique<MpiWork>(request, std::move(staged));
+      },
+      /*blocking=*/!start);
 }
 
 std::unique_ptr<Work> MpiCommunicator::reduce_scatter(const torch::Tensor& flat,
@@ -191,31 +273,39 @@ std::unique_ptr<Work> MpiCommunicator::reduce_scatter(const torch::Tensor& flat,
   if (shard.numel() != n || shard.scalar_type() != flat.scalar_type())
     throw std::invalid_argument("MPI reduce-scatter: the shard must hold " + std::to_string(n) +
                                 " elements of the input's dtype");
-  MPI_Request request = MPI_REQUEST_NULL;
-  if (world_size_ == 1) {
-    if (!shard.is_same(flat)) shard.copy_(flat);
-    return std::make_unique<MpiWork>(request, Staged(torch::Tensor()));
-  }
-  Staged input(flat), result(shard);
-  if (start)
-    MPI_Ireduce_scatter_block(input.data(), result.data(), n, mpi_type(flat), MPI_SUM,
-                              MPI_COMM_WORLD, &request);
-  else
-    ring_reduce_scatter(input.host(), result.host(), rank_, world_size_);
-  return std::make_unique<MpiWork>(request, std::move(result), std::move(input));
+  return issue(
+      [this, flat, shard, start, n] {
+        MPI_Request request = MPI_REQUEST_NULL;
+        if (world_size_ == 1) {
+          if (!shard.is_same(flat)) shard.copy_(flat);
+          return std::make_unique<MpiWork>(request, Staged());
+        }
+        Staged input(flat, !start), result(shard, !start);
+        if (start)
+          MPI_Ireduce_scatter_block(input.data(), result.data(), n, mpi_type(flat), MPI_SUM,
+                                    MPI_COMM_WORLD, &request);
+        else
+          ring_reduce_scatter(input.host(), result.host(), rank_, world_size_);
+        return std::make_unique<MpiWork>(request, std::move(result), std::move(input));
+      },
+      /*blocking=*/!start);
 }
 
 std::unique_ptr<Work> MpiCommunicator::allgather_shards(torch::Tensor& flat, bool start) {
   const int n = shard_count(flat, world_size_);
-  MPI_Request request = MPI_REQUEST_NULL;
-  if (world_size_ == 1) return std::make_unique<MpiWork>(request, Staged(torch::Tensor()));
-  Staged staged(flat);
-  if (start)
-    MPI_Iallgather(MPI_IN_PLACE, n, mpi_type(flat), staged.data(), n, mpi_type(flat),
-                   MPI_COMM_WORLD, &request);
-  else
-    ring_allgather(staged.host(), rank_, world_size_);
-  return std::make_unique<MpiWork>(request, std::move(staged));
+  return issue(
+      [this, flat, start, n] {
+        MPI_Request request = MPI_REQUEST_NULL;
+        if (world_size_ == 1) return std::make_unique<MpiWork>(request, Staged());
+        Staged staged(flat, !start);
+        if (start)
+          MPI_Iallgather(MPI_IN_PLACE, n, mpi_type(flat), staged.data(), n, mpi_type(flat),
+                         MPI_COMM_WORLD, &request);
+        else
+          ring_allgather(staged.host(), rank_, world_size_);
+        return std::make_unique<MpiWork>(request, std::move(staged));
+      },
+      /*blocking=*/!start);
 }
 
 void MpiCommunicator::allreduce_sum(torch::Tensor& tensor) { allreduce(tensor, false)->wait(); }
@@ -239,10 +329,15 @@ std::unique_ptr<Work> MpiCommunicator::iallgather_in_place(torch::Tensor& flat) 
 void MpiCommunicator::broadcast(torch::Tensor& tensor, int root) {
   check_call(tensor);
   if (world_size_ == 1) return;
-  Staged staged(tensor);
-  MPI_Bcast(staged.data(), static_cast<int>(tensor.numel()), mpi_type(tensor), root,
-            MPI_COMM_WORLD);
-  staged.finish();
+  issue(
+      [&] {
+        Staged staged(tensor, /*blocking=*/true);
+        MPI_Bcast(staged.data(), static_cast<int>(tensor.numel()), mpi_type(tensor), root,
+                  MPI_COMM_WORLD);
+        staged.finish();
+        return std::unique_ptr<Work>();
+      },
+      /*blocking=*/true);
 }
 
 torch::Tensor MpiCommunicator::allgather(const torch::Tensor& local) {
@@ -251,13 +346,26 @@ torch::Tensor MpiCommunicator::allgather(const torch::Tensor& local) {
   std::vector<int64_t> shape{world_size_};
   shape.insert(shape.end(), send.sizes().begin(), send.sizes().end());
   torch::Tensor out = torch::empty(shape, send.options());
-  Staged staged_send(send), staged_out(out);
-  MPI_Allgather(staged_send.data(), static_cast<int>(send.numel()), mpi_type(send),
-                staged_out.data(), static_cast<int>(send.numel()), mpi_type(send), MPI_COMM_WORLD);
-  staged_out.finish();
+  issue(
+      [&] {
+        Staged staged_send(send, /*blocking=*/true), staged_out(out, /*blocking=*/true);
+        MPI_Allgather(staged_send.data(), static_cast<int>(send.numel()), mpi_type(send),
+                      staged_out.data(), static_cast<int>(send.numel()), mpi_type(send),
+                      MPI_COMM_WORLD);
+        staged_out.finish();
+        return std::unique_ptr<Work>();
+      },
+      /*blocking=*/true);
   return out;
 }
 
-void MpiCommunicator::barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+void MpiCommunicator::barrier() {
+  issue(
+      [] {
+        MPI_Barrier(MPI_COMM_WORLD);
+        return std::unique_ptr<Work>();
+      },
+      /*blocking=*/true);
+}
 
 }  // namespace distributed
