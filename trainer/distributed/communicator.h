@@ -8,6 +8,7 @@
 // the non-blocking ones (GradSync launches its buckets in a fixed order).
 #pragma once
 #include <memory>
+#include <string>
 
 #include <torch/torch.h>
 
@@ -57,6 +58,10 @@ class Communicator {
   // safe to call from another thread (the watchdog). The communicator is
   // unusable afterwards.
   virtual void abort() {}
+  // A failure the communicator learned of in the background (NCCL: a peer
+  // died, a network error), or "": safe to call from another thread (the
+  // watchdog polls it). MPI has none: Open MPI ends the job itself.
+  virtual std::string async_error() { return {}; }
 };
 
 }  // namespace distributed

@@ -9,6 +9,7 @@
 #include <nccl.h>
 
 #include <atomic>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -68,12 +69,44 @@ std::string nccl_version() {
 }  // namespace
 
 struct NcclCommunicator::State {
-  int device = 0;
+  explicit State(int cuda_device)
+      : device(cuda_device),
+        stream(c10::cuda::getStreamFromPool(/*isHighPriority=*/true,
+                                            static_cast<c10::DeviceIndex>(cuda_device))) {}
+  const int device;
   ncclComm_t comm = nullptr;
-  c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/true);
+  const c10::cuda::CUDAStream stream;  // the collectives' own, of this rank's device
   std::atomic<bool> aborted{false};
+  mutable std::mutex async_mutex;
 
+  // The compute stream: LibTorch's current stream of this rank's device. For
+  // the default stream that handle is 0 (c10/cuda/CUDAStream.cpp:
+  // CUDAStream::stream() returns nullptr), which CUDA reads as the legacy
+  // default stream of the calling thread's current device, whatever device
+  // the c10 stream names: every call below that names it, or creates an
+  // event (an event belongs to the current device, and must be recorded on a
+  // stream of its context), runs under a guard of this rank's device.
   cudaStream_t compute() const { return c10::cuda::getCurrentCUDAStream(device).stream(); }
+
+  // Every collective: the rank's device must be current. runtime/device.h made
+  // it so at start-up (the main thread) and autograd's device thread sets it
+  // for itself; another one means something switched it, and LibTorch's work
+  // of this step went to another GPU: fail loudly, naming both. The guard then
+  // holds it for the collective's CUDA and NCCL calls (as ProcessGroupNCCL's
+  // collectives do).
+  c10::cuda::CUDAGuard enter() const {
+    int current = -1;
+    CUDA_CHECK(cudaGetDevice(&current));
+    if (current != device)
+      throw std::logic_error("NCCL collective issued with cuda:" + std::to_string(current) +
+                             " current, but this rank's device is cuda:" + std::to_string(device));
+    return c10::cuda::CUDAGuard(static_cast<c10::DeviceIndex>(device));
+  }
+  // Calls from any thread (a work's test or wait, the watchdog's abort): this
+  // rank's device for their duration.
+  c10::cuda::CUDAGuard guard() const {
+    return c10::cuda::CUDAGuard(static_cast<c10::DeviceIndex>(device));
+  }
 
   // Before a collective: the communication stream waits for the compute
   // stream's queued work, and `t`'s memory stays reserved until it is done.
@@ -91,17 +124,28 @@ struct NcclCommunicator::State {
     CUDA_CHECK(cudaEventRecord(done, stream.stream()));
     return done;
   }
-  // Raises NCCL's asynchronous error (a peer failed, a network error), after
-  // aborting the communicator so that nothing waits on it forever.
-  void check_async() {
-    if (aborted) throw std::runtime_error("the NCCL communicator was aborted");
+  // NCCL's asynchronous error (a peer failed, a network error), or "". Asked
+  // by the main thread and by the watchdog's; NCCL does not promise that
+  // ncclCommGetAsyncError is thread-safe (its "Thread safety" page; 2.28's
+  // reads atomics, but completes a pending group job for non-blocking
+  // communicators), so calls are serialised, as ProcessGroupNCCL's
+  // NCCLComm::checkForNcclError does under its mutex.
+  std::string async_error() const {
+    if (aborted) return "the NCCL communicator was aborted";
     ncclResult_t async = ncclSuccess;
-    NCCL_CHECK(ncclCommGetAsyncError(comm, &async));
-    if (async != ncclSuccess) {
-      abort();
-      throw std::runtime_error(std::string("NCCL asynchronous error: ") +
-                               ncclGetErrorString(async) + "; communicator aborted");
-    }
+    const std::lock_guard<std::mutex> lock(async_mutex);
+    const ncclResult_t status = ncclCommGetAsyncError(comm, &async);
+    if (status != ncclSuccess) async = status;
+    return async == ncclSuccess
+               ? ""
+               : std::string("NCCL asynchronous error: ") + ncclGetErrorString(async);
+  }
+  // Raises that error, after aborting the communicator so that nothing waits on it forever.
+  void check_async() {
+    const std::string error = async_error();
+    if (error.empty()) return;
+    abort();
+    throw std::runtime_error(error + "; communicator aborted");
   }
   // The host waits for `event`, watching for NCCL errors meanwhile.
   void host_wait(cudaEvent_t event) {
@@ -113,8 +157,16 @@ struct NcclCommunicator::State {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
+  // From any thread. ncclCommAbort sets the device itself, but restores the
+  // caller's afterwards (group.cc: cudaGetDevice, ..., cudaSetDevice(saved)):
+  // on the watchdog's thread, which never chose one, that is device 0 and a
+  // new context there. Under this rank's device guard it is this rank's.
+  // It may also block (NVIDIA/nccl#992, #1777: commFree joins the proxy
+  // thread): the watchdog bounds the wait (train/watchdog.h).
   void abort() {
-    if (!aborted.exchange(true)) ncclCommAbort(comm);
+    if (aborted.exchange(true)) return;
+    const auto on_device = guard();
+    ncclCommAbort(comm);
   }
 };
 
@@ -124,8 +176,12 @@ class NcclWork : public Work {
  public:
   NcclWork(std::shared_ptr<NcclCommunicator::State> state, cudaEvent_t done)
       : state_(std::move(state)), done_(done) {}
-  ~NcclWork() override { cudaEventDestroy(done_); }
+  ~NcclWork() override {
+    const auto on_device = state_->guard();
+    cudaEventDestroy(done_);
+  }
   bool test() override {
+    const auto on_device = state_->guard();
     const cudaError_t status = cudaEventQuery(done_);
     if (status == cudaErrorNotReady) {
       state_->check_async();
@@ -135,9 +191,15 @@ class NcclWork : public Work {
     return true;
   }
   // The compute stream waits for the collective; the host does not.
-  void wait() override { CUDA_CHECK(cudaStreamWaitEvent(state_->compute(), done_, 0)); }
+  void wait() override {
+    const auto on_device = state_->guard();
+    CUDA_CHECK(cudaStreamWaitEvent(state_->compute(), done_, 0));
+  }
   // The host waits too (a result the host reads next).
-  void host_wait() { state_->host_wait(done_); }
+  void host_wait() {
+    const auto on_device = state_->guard();
+    state_->host_wait(done_);
+  }
 
  private:
   std::shared_ptr<NcclCommunicator::State> state_;
@@ -150,8 +212,7 @@ NcclCommunicator::NcclCommunicator(int device) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device));
-  state_ = std::make_shared<State>();
-  state_->device = device;
+  state_ = std::make_shared<State>(device);
   ncclUniqueId id;
   if (rank_ == 0) NCCL_CHECK(ncclGetUniqueId(&id));
   MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, MPI_COMM_WORLD);
@@ -161,6 +222,7 @@ NcclCommunicator::NcclCommunicator(int device) {
 
 NcclCommunicator::~NcclCommunicator() {
   if (state_->aborted) return;
+  const auto on_device = state_->guard();
   cudaStreamSynchronize(state_->stream.stream());
   ncclCommDestroy(state_->comm);
 }
@@ -168,6 +230,7 @@ NcclCommunicator::~NcclCommunicator() {
 void NcclCommunicator::allreduce_sum(torch::Tensor& tensor) { iallreduce_sum(tensor)->wait(); }
 
 std::unique_ptr<Work> NcclCommunicator::iallreduce_sum(torch::Tensor& tensor) {
+  const auto on_device = state_->enter();
   check_tensor(tensor, state_->device);
   state_->check_async();
   state_->follow_compute(tensor);
@@ -178,6 +241,7 @@ std::unique_ptr<Work> NcclCommunicator::iallreduce_sum(torch::Tensor& tensor) {
 
 std::unique_ptr<Work> NcclCommunicator::ireduce_scatter_sum(const torch::Tensor& flat,
                                                             torch::Tensor& shard) {
+  const auto on_device = state_->enter();
   check_tensor(flat, state_->device);
   check_tensor(shard, state_->device);
   if (flat.numel() != shard.numel() * world_size_ || shard.scalar_type() != flat.scalar_type())
@@ -193,6 +257,7 @@ std::unique_ptr<Work> NcclCommunicator::ireduce_scatter_sum(const torch::Tensor&
 }
 
 std::unique_ptr<Work> NcclCommunicator::iallgather_in_place(torch::Tensor& flat) {
+  const auto on_device = state_->enter();
   check_tensor(flat, state_->device);
   if (flat.numel() % world_size_ != 0)
     throw std::invalid_argument("NCCL allgather: the tensor does not split into equal shards");
@@ -207,6 +272,7 @@ std::unique_ptr<Work> NcclCommunicator::iallgather_in_place(torch::Tensor& flat)
 }
 
 void NcclCommunicator::broadcast(torch::Tensor& tensor, int root) {
+  const auto on_device = state_->enter();
   check_tensor(tensor, state_->device);
   state_->check_async();
   state_->follow_compute(tensor);
@@ -216,6 +282,7 @@ void NcclCommunicator::broadcast(torch::Tensor& tensor, int root) {
 }
 
 torch::Tensor NcclCommunicator::allgather(const torch::Tensor& local) {
+  const auto on_device = state_->enter();
   const torch::Tensor send = local.contiguous();
   check_tensor(send, state_->device);
   std::vector<int64_t> shape{world_size_};
@@ -231,10 +298,13 @@ torch::Tensor NcclCommunicator::allgather(const torch::Tensor& local) {
 }
 
 void NcclCommunicator::barrier() {
+  const auto on_device = state_->enter();
   NcclWork(state_, state_->record_done()).host_wait();
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
 void NcclCommunicator::abort() { state_->abort(); }
+
+std::string NcclCommunicator::async_error() { return state_->async_error(); }
 
 }  // namespace distributed

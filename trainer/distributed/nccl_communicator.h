@@ -9,9 +9,14 @@
 //     the communication stream, so the caching allocator does not reuse its
 //     memory early. After a non-blocking one, Work::wait() makes the current
 //     stream wait for it.
+//   - This rank's device is the current device at every collective (checked:
+//     a different one is an error), and a device guard holds it around every
+//     CUDA and NCCL call, whichever thread makes it (work waited for on
+//     autograd's device thread, the watchdog's abort).
 //   - Every CUDA and NCCL call is checked; a host wait polls
 //     ncclCommGetAsyncError and aborts the communicator on an error (a peer
-//     that died) instead of hanging; abort() does the same for the watchdog.
+//     that died) instead of hanging; the watchdog polls async_error() about
+//     once a second, and abort()s.
 #pragma once
 #include "trainer/distributed/communicator.h"
 
@@ -33,6 +38,7 @@ class NcclCommunicator : public Communicator {
   torch::Tensor allgather(const torch::Tensor& local) override;
   void barrier() override;
   void abort() override;
+  std::string async_error() override;
 
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
