@@ -7,7 +7,7 @@
 #   - SIGKILL to one rank: the job ends within 60 s, non-zero; the previous
 #     checkpoint verifies and resuming from it ends bitwise equal;
 #   - SIGSTOP to one rank (a hang): the other rank's watchdog ends the job,
-#     naming the step and the phase.
+#     naming the host, the step, the phase and the collective in flight.
 # Usage: preemption_and_failures.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -99,7 +99,9 @@ took=$(( $(date +%s) - begin ))
 kill -CONT "$stopped" 2>/dev/null || true
 [ "$code" != 0 ] || fail "hung rank: exit code 0" hang.log
 [ "$took" -le 60 ] || fail "hung rank: the job took $took s to end" hang.log
-grep -q "watchdog: rank 0 has been in 'allreduce' of step [0-9]* for" hang.log \
-  || fail "no watchdog message naming rank, phase and step" hang.log
+grep -q "watchdog: rank 0 on $(hostname) has been in 'allreduce' of step [0-9]* for" hang.log \
+  || fail "no watchdog message naming rank, host, phase and step" hang.log
+grep -q "collective in flight: #[0-9]* " hang.log \
+  || fail "no collective in flight named (the flight recorder)" hang.log
 echo "hung rank: the watchdog ended the job in $took s with exit code $code"
 echo "preemption and failures: OK"

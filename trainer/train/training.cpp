@@ -33,6 +33,7 @@
 #include "trainer/distributed/consistency.h"
 #include "trainer/distributed/grad_sync.h"
 #include "trainer/distributed/make_communicator.h"
+#include "trainer/distributed/recorded_communicator.h"
 #include "trainer/runtime/device.h"
 #include "trainer/runtime/precision.h"
 #include "trainer/train/exit_codes.h"
@@ -80,7 +81,7 @@ class Trainer {
  public:
   Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
           const launch::ProcessInfo& process, Watchdog& watchdog, const PreemptionSignals& signals);
-  ~Trainer() { watchdog_.on_timeout(nullptr); }
+  ~Trainer() { watchdog_.watch(nullptr, nullptr); }
   int run(const std::string& resume);
 
  private:
@@ -98,6 +99,7 @@ class Trainer {
   const runtime::DeviceChoice device_choice_;  // device and backend, agreed by all ranks
   const torch::Device device_;
   const runtime::Precision precision_;
+  distributed::FlightRecorder recorder_;  // comm_'s last collectives, for the watchdog
   const std::unique_ptr<distributed::Communicator> comm_;
   const fs::path run_dir_;
   Watchdog& watchdog_;
@@ -139,7 +141,8 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                                               cfg.train.deterministic, ranks_)),
       device_(device_choice_.device),
       precision_(runtime::parse_precision(cfg.train.precision)),
-      comm_(distributed::make_communicator(device_choice_.backend, device_)),
+      comm_(std::make_unique<distributed::RecordedCommunicator>(
+          distributed::make_communicator(device_choice_.backend, device_), recorder_)),
       run_dir_(cfg.run_dir()),
       watchdog_(watchdog),
       signals_(signals),
@@ -151,7 +154,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                 data::sha256_file(fs::path(cfg.data.dir) / data::kManifestFile), resolved_toml},
       guard_(cfg.train.max_nonfinite_steps),
       phases_(watchdog, device_) {
-  watchdog_.on_timeout([comm = comm_.get()] { comm->abort(); });  // no rank hangs in NCCL
+  watchdog_.watch(comm_.get(), &recorder_);  // a peer's failure ends the job; no rank hangs in NCCL
   if (precision_ == runtime::Precision::kFp16 && !device_.is_cuda())
     throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device_.str() +
                                 " (on CPUs: bf16)");
@@ -346,6 +349,7 @@ int Trainer::run(const std::string& resume) {
       next = prefetch.take();
     }
     if (!next) break;  // max_steps or max_epochs reached, on every rank alike
+    recorder_.set_step(next->plan.step);
     StepRecord record = train_step.run(*next, flags);
     if (unread) account(*unread);  // done on the device by now, or nearly
     unread = std::move(record);

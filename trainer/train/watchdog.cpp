@@ -1,14 +1,51 @@
 #include "trainer/train/watchdog.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
+#include <functional>
+#include <memory>
 
 #include "launch/logging.h"
 #include "trainer/train/exit_codes.h"
 
 namespace train {
 
-Watchdog::Watchdog(double timeout_seconds, int rank) : timeout_(timeout_seconds), rank_(rank) {
-  if (timeout_ > 0) thread_ = std::thread([this] { watch(); });
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? name : "(unknown host)";
+}
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// Runs `action` on a thread of its own and waits for it at most `grace`
+// seconds: false when it has not returned by then (it is left running; the
+// process is about to exit).
+bool run_bounded(std::function<void()> action, double grace) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread([action = std::move(action), done] {
+    action();
+    *done = true;
+  }).detach();
+  const auto deadline = Clock::now() + std::chrono::duration<double>(grace);
+  while (!*done && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return *done;
+}
+
+}  // namespace
+
+Watchdog::Watchdog(double timeout_seconds, int rank, double abort_grace_seconds)
+    : timeout_(timeout_seconds),
+      rank_(rank),
+      abort_grace_(abort_grace_seconds),
+      host_(host_name()) {
+  thread_ = std::thread([this] { run(); });
 }
 
 Watchdog::~Watchdog() {
@@ -24,37 +61,64 @@ void Watchdog::beat(int64_t step, const char* phase) {
   std::lock_guard<std::mutex> lock(mutex_);
   step_ = step;
   phase_ = phase;
-  since_ = std::chrono::steady_clock::now();
+  since_ = Clock::now();
 }
 
 void Watchdog::beat(const char* phase) {
   std::lock_guard<std::mutex> lock(mutex_);
   phase_ = phase;
-  since_ = std::chrono::steady_clock::now();
+  since_ = Clock::now();
 }
 
-void Watchdog::on_timeout(std::function<void()> action) {
+void Watchdog::watch(distributed::Communicator* comm, const distributed::FlightRecorder* recorder) {
   std::lock_guard<std::mutex> lock(mutex_);
-  on_timeout_ = std::move(action);
+  comm_ = comm;
+  recorder_ = recorder;
 }
 
-void Watchdog::watch() {
-  const auto poll = std::chrono::duration<double>(std::min(1.0, timeout_ / 4));
+std::string Watchdog::rank_on_host() const {
+  return "rank " + (rank_ >= 0 ? std::to_string(rank_) : std::string("(not known yet)")) + " on " +
+         host_;
+}
+
+void Watchdog::run() {
+  const auto poll = std::chrono::duration<double>(timeout_ > 0 ? std::min(1.0, timeout_ / 4) : 1.0);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_cv_.wait_for(lock, poll, [this] { return stop_; })) {
-    const double stuck =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count();
-    if (stuck > timeout_) {
-      logging::critical(
-          "watchdog: rank {} has been in '{}' of step {} for {:.0f} s "
-          "(timeout {:g} s); ending the job",
-          rank_ >= 0 ? std::to_string(rank_) : std::string("(not known yet)"), phase_, step_, stuck,
-          timeout_);
-      logging::flush();
-      if (on_timeout_) on_timeout_();
-      std::_Exit(kExitWatchdog);
-    }
+    const double stuck = seconds(Clock::now() - since_);
+    if (timeout_ > 0 && stuck > timeout_)
+      end_job(kExitWatchdog, text::format("watchdog: {} has been in '{}' of step {} for {:.0f} s "
+                                          "(timeout {:g} s); ending the job",
+                                          rank_on_host(), phase_, step_, stuck, timeout_));
+    if (comm_ == nullptr) continue;
+    const std::string error = comm_->async_error();
+    if (!error.empty())
+      end_job(kExitFailed, text::format("{}, in '{}' of step {}: the {} communicator failed: {}; "
+                                        "ending the job",
+                                        rank_on_host(), phase_, step_, comm_->backend(), error));
   }
+}
+
+void Watchdog::end_job(int code, const std::string& why) {
+  logging::critical("{}", why);
+  if (recorder_ != nullptr) {
+    const std::string in_flight = recorder_->oldest_in_flight();
+    logging::critical("{}: collective in flight: {}", rank_on_host(),
+                      in_flight.empty() ? std::string("none") : in_flight);
+    logging::critical(
+        "{}: its last collectives, oldest first (a number is the same collective on every "
+        "rank):\n{}",
+        rank_on_host(), recorder_->dump());
+  }
+  logging::flush();
+  if (comm_ != nullptr && !run_bounded([comm = comm_] { comm->abort(); }, abort_grace_)) {
+    logging::critical(
+        "{}: the {} communicator's abort did not return within {:g} s; exiting "
+        "without it",
+        rank_on_host(), comm_->backend(), abort_grace_);
+    logging::flush();
+  }
+  std::_Exit(code);
 }
 
 }  // namespace train

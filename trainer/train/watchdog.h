@@ -1,45 +1,63 @@
-// The watchdog: a thread that ends the job when this rank makes no progress.
+// The watchdog: a thread that ends the job when this rank makes no progress,
+// or when its communicator learns that a peer failed.
+//
 // The training loop calls beat(step, phase) as it enters each phase (data,
 // forward/backward, allreduce, update, the device's work: waiting for a
 // queued step to finish, validation, checkpoint); when one phase lasts
-// longer than the timeout — a collective whose peer died or hung,
-// a stuck file system — the rank logs which step and phase, and exits with
-// kExitWatchdog. mpirun then ends the other ranks: no survivor waits forever.
+// longer than the timeout — a collective whose peer died or hung, a stuck
+// file system — the rank logs which step and phase, on which host, and exits
+// with kExitWatchdog. About once a second it also asks the watched
+// communicator for an asynchronous error (NCCL: a peer died, a network
+// error), which the host would otherwise see only at its next collective or
+// host wait: it exits at once, kExitFailed, with that error. Either way it
+// prints the rank's last collectives (distributed/flight_recorder.h), aborts
+// the communicator so that no collective hangs (bounded: an abort that has
+// not returned after abort_grace seconds is left behind), and exits; mpirun
+// or srun then ends the other ranks: no survivor waits forever.
 #pragma once
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
+
+#include "trainer/distributed/communicator.h"
+#include "trainer/distributed/flight_recorder.h"
 
 namespace train {
 
 class Watchdog {
  public:
-  Watchdog(double timeout_seconds, int rank);  // timeout 0: no watchdog; rank -1: not known yet
+  // timeout 0: no timeout (the communicator is still watched); rank -1: not known yet.
+  Watchdog(double timeout_seconds, int rank, double abort_grace_seconds = 10);
   ~Watchdog();
   // `phase` must be a string literal (kept by pointer).
   void beat(int64_t step, const char* phase);
   void beat(const char* phase);  // the same step
-  // Runs on the watchdog's thread when it fires, before the process exits:
-  // e.g. aborting the NCCL communicator, whose calls might otherwise hang.
-  void on_timeout(std::function<void()> action);
+  // From now until watch(nullptr, nullptr): `comm`'s asynchronous error polled,
+  // `comm` aborted and `recorder`'s ring printed when the watchdog fires.
+  void watch(distributed::Communicator* comm, const distributed::FlightRecorder* recorder);
 
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
  private:
-  void watch();
+  void run();
+  [[noreturn]] void end_job(int code, const std::string& why);  // with mutex_ held
+  std::string rank_on_host() const;
 
   const double timeout_;
   const int rank_;
+  const double abort_grace_;
+  const std::string host_;
   std::mutex mutex_;
   std::condition_variable stop_cv_;
   bool stop_ = false;
   int64_t step_ = 0;
   const char* phase_ = "start-up";
-  std::function<void()> on_timeout_;
+  distributed::Communicator* comm_ = nullptr;
+  const distributed::FlightRecorder* recorder_ = nullptr;
   std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
   std::thread thread_;
 };

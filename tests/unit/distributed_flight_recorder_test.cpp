@@ -1,0 +1,99 @@
+// The flight recorder (distributed/flight_recorder.h) and the communicator
+// that fills it (recorded_communicator.h): sequence numbers in issue order,
+// each entry's operation, size, step and state, a ring that keeps the newest.
+#include <gtest/gtest.h>
+
+#include "trainer/distributed/flight_recorder.h"
+#include "trainer/distributed/recorded_communicator.h"
+
+namespace {
+
+using distributed::FlightRecorder;
+
+// One rank's communicator whose non-blocking work completes when the test says.
+class OneRank : public distributed::Communicator {
+ public:
+  struct ManualWork : distributed::Work {
+    bool* done;
+    explicit ManualWork(bool* d) : done(d) {}
+    bool test() override { return *done; }
+    void wait() override {}
+  };
+  bool done = false;
+  int rank() const override { return 0; }
+  int world_size() const override { return 1; }
+  const char* backend() const override { return "one"; }
+  void allreduce_sum(torch::Tensor&) override {}
+  std::unique_ptr<distributed::Work> iallreduce_sum(torch::Tensor&) override {
+    return std::make_unique<ManualWork>(&done);
+  }
+  std::unique_ptr<distributed::Work> ireduce_scatter_sum(const torch::Tensor&,
+                                                         torch::Tensor&) override {
+    return std::make_unique<ManualWork>(&done);
+  }
+  std::unique_ptr<distributed::Work> iallgather_in_place(torch::Tensor&) override {
+    return std::make_unique<ManualWork>(&done);
+  }
+  void broadcast(torch::Tensor&, int) override {}
+  torch::Tensor allgather(const torch::Tensor& local) override { return local.unsqueeze(0); }
+  void barrier() override {}
+};
+
+TEST(FlightRecorder, KeepsTheNewestEntriesInOrder) {
+  FlightRecorder recorder(/*capacity=*/3);
+  for (int i = 0; i < 5; ++i) {
+    recorder.set_step(10 + i);
+    recorder.finish(recorder.start("allreduce", 1024 * (i + 1)), FlightRecorder::kDone);
+  }
+  const auto entries = recorder.entries();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].seq, 3u);
+  EXPECT_EQ(entries[2].seq, 5u);
+  EXPECT_EQ(entries[2].bytes, 5 * 1024);
+  EXPECT_EQ(entries[2].step, 14);
+  recorder.finish(1, FlightRecorder::kInFlight);  // no longer in the ring: ignored
+  EXPECT_EQ(recorder.oldest_in_flight(), "");
+}
+
+TEST(FlightRecorder, DumpSaysWhatIsInFlight) {
+  FlightRecorder recorder;
+  EXPECT_EQ(recorder.dump(), "(no collectives yet)");
+  recorder.set_step(37);
+  const auto t0 = FlightRecorder::Clock::now();
+  recorder.finish(recorder.start("allreduce", 100 << 20), FlightRecorder::kQueuedOnDevice);
+  recorder.start("barrier", 0);
+  const std::string dump = recorder.dump(t0 + std::chrono::seconds(12));
+  EXPECT_NE(dump.find("#1 allreduce 100.0 MiB, step 37: started 12.0 s ago, queued on the device"),
+            std::string::npos)
+      << dump;
+  EXPECT_NE(dump.find("\n#2 barrier 0.0 MiB, step 37: started 12.0 s ago, in flight"),
+            std::string::npos)
+      << dump;
+  EXPECT_EQ(recorder.oldest_in_flight().rfind("#2 barrier", 0), 0u);
+}
+
+TEST(RecordedCommunicator, RecordsEveryCollectiveAndItsEnd) {
+  FlightRecorder recorder;
+  auto inner = std::make_unique<OneRank>();
+  OneRank& one = *inner;
+  distributed::RecordedCommunicator comm(std::move(inner), recorder);
+  torch::Tensor t = torch::zeros({256});  // 1 KiB
+  comm.allreduce_sum(t);
+  auto work = comm.iallreduce_sum(t);
+  EXPECT_FALSE(work->test());
+  comm.barrier();
+  auto entries = recorder.entries();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_STREQ(entries[0].op, "allreduce");
+  EXPECT_EQ(entries[0].bytes, 1024);
+  EXPECT_EQ(entries[0].state, FlightRecorder::kDone);
+  EXPECT_EQ(entries[1].state, FlightRecorder::kInFlight);
+  EXPECT_STREQ(entries[2].op, "barrier");
+  work->wait();  // a device-side wait: the work is not complete yet
+  EXPECT_EQ(recorder.entries()[1].state, FlightRecorder::kQueuedOnDevice);
+  one.done = true;
+  EXPECT_TRUE(work->test());
+  EXPECT_EQ(recorder.entries()[1].state, FlightRecorder::kDone);
+}
+
+}  // namespace

@@ -1,0 +1,44 @@
+// A communicator that writes every collective of another into a flight
+// recorder (flight_recorder.h): started when issued; done when a blocking call
+// returns, or when its work's test() says so or wait() returns on the host
+// (MPI); queued on the device when wait() only makes the compute stream wait
+// (NCCL). What the ring shows is what this rank's host knows.
+#pragma once
+#include "trainer/distributed/communicator.h"
+#include "trainer/distributed/flight_recorder.h"
+
+namespace distributed {
+
+class RecordedCommunicator : public Communicator {
+ public:
+  RecordedCommunicator(std::unique_ptr<Communicator> inner, FlightRecorder& recorder)
+      : inner_(std::move(inner)), recorder_(recorder) {}
+  int rank() const override { return inner_->rank(); }
+  int world_size() const override { return inner_->world_size(); }
+  const char* backend() const override { return inner_->backend(); }
+  void allreduce_sum(torch::Tensor& tensor) override;
+  std::unique_ptr<Work> iallreduce_sum(torch::Tensor& tensor) override;
+  std::unique_ptr<Work> ireduce_scatter_sum(const torch::Tensor& flat,
+                                            torch::Tensor& shard) override;
+  std::unique_ptr<Work> iallgather_in_place(torch::Tensor& flat) override;
+  void reduce_scatter_sum(const torch::Tensor& flat, torch::Tensor& shard) override;
+  void allgather_in_place(torch::Tensor& flat) override;
+  void broadcast(torch::Tensor& tensor, int root) override;
+  torch::Tensor allgather(const torch::Tensor& local) override;
+  void barrier() override;
+  void abort() override { inner_->abort(); }
+  std::string async_error() override { return inner_->async_error(); }
+
+ private:
+  // `call` (a blocking collective) between its start and done.
+  template <typename Call>
+  void blocking(const char* op, int64_t bytes, Call&& call);
+  // `start` (a non-blocking one) recorded, and its work's end.
+  template <typename Start>
+  std::unique_ptr<Work> nonblocking(const char* op, int64_t bytes, Start&& start);
+
+  std::unique_ptr<Communicator> inner_;
+  FlightRecorder& recorder_;
+};
+
+}  // namespace distributed
