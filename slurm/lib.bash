@@ -16,7 +16,9 @@ fi
 case ${LAUNCHER:-srun} in
   # Open MPI joins the Slurm step through PMIx (Debian's Open MPI has no PMI2
   # support). Slurm 22.05's srun does not inherit --cpus-per-task from sbatch.
-  srun) launch=(srun --mpi=pmix --cpus-per-task="${SLURM_CPUS_PER_TASK:-1}") ;;
+  # --kill-on-bad-exit: a rank that fails ends the step at once, instead of
+  # its peers waiting in their next collective until the watchdog fires.
+  srun) launch=(srun --mpi=pmix --kill-on-bad-exit=1 --cpus-per-task="${SLURM_CPUS_PER_TASK:-1}") ;;
   # mpirun reads the allocation from Slurm; each rank is bound to its CPUs.
   mpirun) launch=(bash "$REPO/scripts/mpirun.sh" --map-by "slot:PE=${SLURM_CPUS_PER_TASK:-1}" --bind-to core) ;;
   *) echo "error: LAUNCHER=$LAUNCHER: use srun or mpirun" >&2; exit 2 ;;

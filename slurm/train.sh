@@ -9,8 +9,12 @@
 #SBATCH --job-name=train
 #SBATCH --nodes=1                # machines
 #SBATCH --ntasks-per-node=2      # ranks per machine: one per GPU, or per group of CPU cores
-##SBATCH --gpus-per-node=2       # GPUs per machine, = ranks per machine (remove one # on GPU nodes)
-#SBATCH --cpus-per-task=1        # cores per rank (torch threads follow)
+#SBATCH --cpus-per-task=1        # cores per rank (torch threads follow); GPU ranks: 4-8, see below
+# On GPU nodes, remove one # from the next line and set --cpus-per-task=8 (or
+# the node's cores / its GPUs): each rank gets its own GPU (Slurm binds it;
+# the trainer finds which by its UUID) and cores for its main thread,
+# autograd's device thread, the data prefetcher, NCCL's proxy and MPI.
+##SBATCH --gpus-per-task=1       # one GPU per rank (= --ntasks-per-node GPUs per machine)
 #SBATCH --time=24:00:00          # wall-clock limit of each run of the job
 ##SBATCH --partition=gpu         # your cluster's partition (remove one # to use)
 #SBATCH --output=%x-%j.out       # the log, in the directory sbatch was run from ...
