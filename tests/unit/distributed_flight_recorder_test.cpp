@@ -20,6 +20,7 @@ class OneRank : public distributed::Communicator {
     void wait() override {}
   };
   bool done = false;
+  bool completes_on_host() const override { return false; }  // as NCCL
   int rank() const override { return 0; }
   int world_size() const override { return 1; }
   const char* backend() const override { return "one"; }
@@ -51,8 +52,8 @@ TEST(FlightRecorder, KeepsTheNewestEntriesInOrder) {
   EXPECT_EQ(entries[2].seq, 5u);
   EXPECT_EQ(entries[2].bytes, 5 * 1024);
   EXPECT_EQ(entries[2].step, 14);
-  recorder.finish(1, FlightRecorder::kInFlight);  // no longer in the ring: ignored
-  EXPECT_EQ(recorder.oldest_in_flight(), "");
+  recorder.finish(1, FlightRecorder::kQueuedOnDevice);  // no longer in the ring: ignored
+  EXPECT_EQ(recorder.oldest_unfinished(), "");
 }
 
 TEST(FlightRecorder, DumpSaysWhatIsInFlight) {
@@ -69,7 +70,25 @@ TEST(FlightRecorder, DumpSaysWhatIsInFlight) {
   EXPECT_NE(dump.find("\n#2 barrier 0.0 MiB, step 37: started 12.0 s ago, in flight"),
             std::string::npos)
       << dump;
-  EXPECT_EQ(recorder.oldest_in_flight().rfind("#2 barrier", 0), 0u);
+  EXPECT_EQ(recorder.oldest_unfinished().rfind("#1 allreduce", 0), 0u);
+}
+
+// One stream runs a device's collectives in order: one seen done means the
+// earlier ones queued on the device are done too.
+TEST(FlightRecorder, DoneImpliesTheEarlierQueuedOnesDone) {
+  FlightRecorder recorder;
+  const uint64_t a = recorder.start("reduce-scatter", 8), b = recorder.start("allgather", 8);
+  const uint64_t c = recorder.start("allreduce", 8);
+  recorder.finish(a, FlightRecorder::kQueuedOnDevice);
+  recorder.finish(b, FlightRecorder::kQueuedOnDevice);
+  recorder.finish(c, FlightRecorder::kQueuedOnDevice);
+  EXPECT_EQ(recorder.oldest_unfinished().rfind("#1 reduce-scatter", 0), 0u);
+  recorder.finish(b, FlightRecorder::kDone);
+  const auto e = recorder.entries();
+  EXPECT_EQ(e[0].state, FlightRecorder::kDone);
+  EXPECT_EQ(e[1].state, FlightRecorder::kDone);
+  EXPECT_EQ(e[2].state, FlightRecorder::kQueuedOnDevice);
+  EXPECT_EQ(recorder.oldest_unfinished().rfind("#3 allreduce", 0), 0u);
 }
 
 TEST(RecordedCommunicator, RecordsEveryCollectiveAndItsEnd) {
@@ -86,14 +105,17 @@ TEST(RecordedCommunicator, RecordsEveryCollectiveAndItsEnd) {
   ASSERT_EQ(entries.size(), 3u);
   EXPECT_STREQ(entries[0].op, "allreduce");
   EXPECT_EQ(entries[0].bytes, 1024);
-  EXPECT_EQ(entries[0].state, FlightRecorder::kDone);
+  EXPECT_EQ(entries[0].state, FlightRecorder::kQueuedOnDevice);
   EXPECT_EQ(entries[1].state, FlightRecorder::kInFlight);
   EXPECT_STREQ(entries[2].op, "barrier");
   work->wait();  // a device-side wait: the work is not complete yet
   EXPECT_EQ(recorder.entries()[1].state, FlightRecorder::kQueuedOnDevice);
   one.done = true;
   EXPECT_TRUE(work->test());
-  EXPECT_EQ(recorder.entries()[1].state, FlightRecorder::kDone);
+  entries = recorder.entries();
+  EXPECT_EQ(entries[0].state, FlightRecorder::kDone);  // before it on the same stream
+  EXPECT_EQ(entries[1].state, FlightRecorder::kDone);
+  EXPECT_EQ(entries[2].state, FlightRecorder::kQueuedOnDevice);
 }
 
 }  // namespace

@@ -41,7 +41,11 @@ class FakeCommunicator : public distributed::Communicator {
   void abort() override {
     while (abort_blocks) std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  std::string async_error() override { return error; }
+  std::string async_error() override {
+    ++polls;
+    return error;
+  }
+  std::atomic<int> polls{0};
 };
 
 std::string host() {
@@ -64,7 +68,7 @@ TEST(WatchdogDeathTest, AsyncErrorEndsTheJobAtOnceNamingIt) {
     comm.error = "NCCL asynchronous error: remote process exited or there was a network error";
     train::Watchdog watchdog(/*timeout=*/600, /*rank=*/3);
     watchdog.beat(42, "allreduce");
-    watchdog.watch(&comm, &recorder);
+    const train::Watchdog::Watching watching(watchdog, &comm, &recorder);
     std::this_thread::sleep_for(std::chrono::seconds(60));  // the timeout would be 600 s
   };
   EXPECT_EXIT(run(), testing::ExitedWithCode(train::kExitFailed),
@@ -81,7 +85,7 @@ TEST(WatchdogDeathTest, StuckRankExits124NamingItsHost) {
     distributed::FlightRecorder recorder;
     train::Watchdog watchdog(/*timeout=*/0.5, /*rank=*/3);
     watchdog.beat(7, "the device's work");
-    watchdog.watch(&comm, &recorder);
+    const train::Watchdog::Watching watching(watchdog, &comm, &recorder);
     std::this_thread::sleep_for(std::chrono::seconds(60));
   };
   EXPECT_EXIT(run(), testing::ExitedWithCode(train::kExitWatchdog),
@@ -95,23 +99,27 @@ TEST(WatchdogDeathTest, AnAbortThatNeverReturnsDoesNotKeepTheProcess) {
     comm.abort_blocks = true;
     distributed::FlightRecorder recorder;
     train::Watchdog watchdog(/*timeout=*/0.5, /*rank=*/3, /*abort_grace=*/0.5);
-    watchdog.watch(&comm, &recorder);
+    const train::Watchdog::Watching watching(watchdog, &comm, &recorder);
     std::this_thread::sleep_for(std::chrono::seconds(60));
   };
   EXPECT_EXIT(run(), testing::ExitedWithCode(train::kExitWatchdog),
               "the fake communicator's abort did not return within 0.5 s");
 }
 
-TEST(Watchdog, NoErrorNoTimeoutNothingHappens) {
-  FakeCommunicator comm;
+// The watchdog polls while Watching lasts, about once a second, and not after.
+TEST(Watchdog, PollsTheCommunicatorWhileWatching) {
   distributed::FlightRecorder recorder;
+  train::Watchdog watchdog(/*timeout=*/0, /*rank=*/0);
+  FakeCommunicator comm;
   {
-    train::Watchdog watchdog(/*timeout=*/0, /*rank=*/0);
-    watchdog.watch(&comm, &recorder);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a poll or two
-    watchdog.watch(nullptr, nullptr);
+    const train::Watchdog::Watching watching(watchdog, &comm, &recorder);
+    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
   }
-  SUCCEED();  // still alive
+  const int polls = comm.polls;  // 3 at 1 s; fewer on a loaded machine, never more than 4
+  EXPECT_GE(polls, 1);
+  EXPECT_LE(polls, 4);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(comm.polls, polls) << "polled after Watching ended";
 }
 
 }  // namespace

@@ -58,6 +58,10 @@ class Communicator {
   // safe to call from another thread (the watchdog). The communicator is
   // unusable afterwards.
   virtual void abort() {}
+  // True when a blocking collective, or Work::wait(), returns once the
+  // collective is complete (MPI); false when they return once the device has
+  // been told to wait for it (NCCL): what a flight recorder may call done.
+  virtual bool completes_on_host() const { return true; }
   // A failure the communicator learned of in the background (NCCL: a peer
   // died, a network error), or "": safe to call from another thread (the
   // watchdog polls it). MPI has none: Open MPI ends the job itself.

@@ -38,10 +38,14 @@ uint64_t FlightRecorder::start(const char* op, int64_t bytes) {
 
 void FlightRecorder::finish(uint64_t seq, State state) {
   const std::lock_guard<std::mutex> lock(mutex_);
+  const auto now = Clock::now();
   Entry& e = ring_[seq % ring_.size()];
   if (e.seq != seq || e.state == kDone) return;
+  if (e.state == kInFlight || state == kDone) e.finished = now;
   e.state = state;
-  e.finished = Clock::now();
+  if (state != kDone) return;
+  for (Entry& earlier : ring_)
+    if (earlier.seq < seq && earlier.state == kQueuedOnDevice) earlier.state = kDone;
 }
 
 std::vector<FlightRecorder::Entry> FlightRecorder::entries() const {
@@ -58,9 +62,9 @@ std::string FlightRecorder::dump(Clock::time_point now) const {
   return text.empty() ? "(no collectives yet)" : text;
 }
 
-std::string FlightRecorder::oldest_in_flight(Clock::time_point now) const {
+std::string FlightRecorder::oldest_unfinished(Clock::time_point now) const {
   for (const Entry& e : entries())
-    if (e.state == kInFlight) return describe(e, now);
+    if (e.state != kDone) return describe(e, now);
   return "";
 }
 

@@ -39,15 +39,17 @@ class FlightRecorder {
   explicit FlightRecorder(size_t capacity = 64);
   void set_step(int64_t step);
   uint64_t start(const char* op, int64_t bytes);  // its sequence number (1, 2, ...)
-  // kDone: complete; kQueuedOnDevice: the device waits for it (NCCL), the host
-  // has moved on. A number no longer in the ring is ignored.
+  // kDone: complete, and so are the earlier ones queued on the device (one
+  // stream runs them in order); kQueuedOnDevice: the device waits for it
+  // (NCCL), the host has moved on. A number no longer in the ring is ignored.
   void finish(uint64_t seq, State state);
 
   // One line per entry, oldest first, times relative to `now`:
   // "#412 allreduce 100.0 MiB, step 37: started 12.3 s ago, in flight".
   std::string dump(Clock::time_point now = Clock::now()) const;
-  // The oldest collective still in flight ("" when none), in the same form.
-  std::string oldest_in_flight(Clock::time_point now = Clock::now()) const;
+  // The oldest collective not known done ("" when none), in the same form:
+  // where a hung rank waits.
+  std::string oldest_unfinished(Clock::time_point now = Clock::now()) const;
   std::vector<Entry> entries() const;  // oldest first
 
  private:

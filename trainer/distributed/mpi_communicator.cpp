@@ -5,6 +5,7 @@
 
 #include <mpi-ext.h>  // after mpi.h: MPIX_Query_cuda_support
 
+#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -105,7 +106,12 @@ class MpiWork : public Work {
     return done != 0;
   }
   void wait() override {
-    if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    if (request_ != MPI_REQUEST_NULL) {
+      if (!on_main_thread())
+        throw std::logic_error(
+            "MPI: a collective waited for off the main thread (MPI_THREAD_FUNNELED)");
+      MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    }
     if (!finished_) staged_.finish();
     finished_ = true;
   }
@@ -188,6 +194,7 @@ class DeferredWork : public Work {
 struct MpiCommunicator::Deferred {
   std::function<std::unique_ptr<Work>()> launch;
   std::unique_ptr<Work> work;  // once started
+  std::exception_ptr failed;   // what launch() threw, for test() and wait() to rethrow
 };
 
 namespace {
@@ -195,6 +202,7 @@ namespace {
 bool DeferredWork::test() {
   if (!on_main_thread()) return false;
   start_queued_();
+  if (deferred_->failed) std::rethrow_exception(deferred_->failed);
   return deferred_->work->test();
 }
 
@@ -203,6 +211,7 @@ void DeferredWork::wait() {
     throw std::logic_error(
         "MPI: a collective waited for off the main thread (MPI_THREAD_FUNNELED)");
   start_queued_();
+  if (deferred_->failed) std::rethrow_exception(deferred_->failed);
   deferred_->work->wait();
 }
 
@@ -213,6 +222,8 @@ MpiCommunicator::MpiCommunicator() {
   MPI_Comm_size(MPI_COMM_WORLD, &world_size_);
 }
 
+// Every queued collective is started, also one whose work was dropped
+// meanwhile: the other ranks issue it too.
 void MpiCommunicator::start_deferred() {
   for (;;) {
     std::shared_ptr<Deferred> next;
@@ -222,7 +233,11 @@ void MpiCommunicator::start_deferred() {
       next = std::move(deferred_.front());
       deferred_.pop_front();
     }
-    next->work = next->launch();
+    try {
+      next->work = next->launch();
+    } catch (...) {
+      next->failed = std::current_exception();
+    }
   }
 }
 

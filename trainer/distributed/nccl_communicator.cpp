@@ -8,7 +8,6 @@
 #include <mpi.h>
 #include <nccl.h>
 
-#include <atomic>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -76,8 +75,9 @@ struct NcclCommunicator::State {
   const int device;
   ncclComm_t comm = nullptr;
   const c10::cuda::CUDAStream stream;  // the collectives' own, of this rank's device
-  std::atomic<bool> aborted{false};
-  mutable std::mutex async_mutex;
+  std::mutex mutex;                    // serialises the asynchronous-error query and the abort flag
+  bool aborted = false;                // by abort(): comm is gone
+  std::string first_error;             // the asynchronous error that led to the abort, if one did
 
   // The compute stream: LibTorch's current stream of this rank's device. For
   // the default stream that handle is 0 (c10/cuda/CUDAStream.cpp:
@@ -130,15 +130,16 @@ struct NcclCommunicator::State {
   // reads atomics, but completes a pending group job for non-blocking
   // communicators), so calls are serialised, as ProcessGroupNCCL's
   // NCCLComm::checkForNcclError does under its mutex.
-  std::string async_error() const {
-    if (aborted) return "the NCCL communicator was aborted";
+  // After an abort: the error that caused it (the one worth reporting).
+  std::string async_error() {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (aborted) return first_error.empty() ? "the NCCL communicator was aborted" : first_error;
     ncclResult_t async = ncclSuccess;
-    const std::lock_guard<std::mutex> lock(async_mutex);
     const ncclResult_t status = ncclCommGetAsyncError(comm, &async);
     if (status != ncclSuccess) async = status;
-    return async == ncclSuccess
-               ? ""
-               : std::string("NCCL asynchronous error: ") + ncclGetErrorString(async);
+    if (async == ncclSuccess) return "";
+    first_error = std::string("NCCL asynchronous error: ") + ncclGetErrorString(async);
+    return first_error;
   }
   // Raises that error, after aborting the communicator so that nothing waits on it forever.
   void check_async() {
@@ -157,14 +158,20 @@ struct NcclCommunicator::State {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
-  // From any thread. ncclCommAbort sets the device itself, but restores the
-  // caller's afterwards (group.cc: cudaGetDevice, ..., cudaSetDevice(saved)):
-  // on the watchdog's thread, which never chose one, that is device 0 and a
-  // new context there. Under this rank's device guard it is this rank's.
-  // It may also block (NVIDIA/nccl#992, #1777: commFree joins the proxy
-  // thread): the watchdog bounds the wait (train/watchdog.h).
+  // From any thread (the main one on an error, the watchdog's helper thread).
+  // ncclCommAbort sets the device itself, but restores the caller's
+  // afterwards (group.cc: cudaGetDevice, ..., cudaSetDevice(saved)): on a
+  // thread that never chose one, that is device 0 and a new context there.
+  // Under this rank's device guard it is this rank's. It may also block
+  // (NVIDIA/nccl#992, #1777: commFree joins the proxy thread), so it runs
+  // outside the mutex (an error query meanwhile sees `aborted` and leaves
+  // comm alone) and the watchdog bounds the wait (train/watchdog.h).
   void abort() {
-    if (aborted.exchange(true)) return;
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      if (aborted) return;
+      aborted = true;
+    }
     const auto on_device = guard();
     ncclCommAbort(comm);
   }
@@ -177,8 +184,11 @@ class NcclWork : public Work {
   NcclWork(std::shared_ptr<NcclCommunicator::State> state, cudaEvent_t done)
       : state_(std::move(state)), done_(done) {}
   ~NcclWork() override {
-    const auto on_device = state_->guard();
-    cudaEventDestroy(done_);
+    try {
+      const auto on_device = state_->guard();
+      cudaEventDestroy(done_);
+    } catch (const std::exception&) {  // a sticky CUDA error: the next checked call reports it
+    }
   }
   bool test() override {
     const auto on_device = state_->guard();
@@ -221,7 +231,10 @@ NcclCommunicator::NcclCommunicator(int device) {
 }
 
 NcclCommunicator::~NcclCommunicator() {
-  if (state_->aborted) return;
+  {
+    const std::lock_guard<std::mutex> lock(state_->mutex);
+    if (state_->aborted) return;  // comm is gone
+  }
   const auto on_device = state_->guard();
   cudaStreamSynchronize(state_->stream.stream());
   ncclCommDestroy(state_->comm);

@@ -39,6 +39,7 @@ class NcclCommunicator : public Communicator {
   void barrier() override;
   void abort() override;
   std::string async_error() override;
+  bool completes_on_host() const override { return false; }
 
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;

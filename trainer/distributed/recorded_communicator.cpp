@@ -10,8 +10,9 @@ int64_t bytes_of(const torch::Tensor& t) {
 
 class RecordedWork : public Work {
  public:
-  RecordedWork(std::unique_ptr<Work> inner, FlightRecorder& recorder, uint64_t seq)
-      : inner_(std::move(inner)), recorder_(recorder), seq_(seq) {}
+  RecordedWork(std::unique_ptr<Work> inner, FlightRecorder& recorder, uint64_t seq,
+               FlightRecorder::State on_wait)
+      : inner_(std::move(inner)), recorder_(recorder), seq_(seq), on_wait_(on_wait) {}
   bool test() override {
     const bool done = inner_->test();
     if (done) recorder_.finish(seq_, FlightRecorder::kDone);
@@ -19,15 +20,14 @@ class RecordedWork : public Work {
   }
   void wait() override {
     inner_->wait();
-    // A host that waited (MPI) is done; a device that waits (NCCL) may not be yet.
-    recorder_.finish(seq_,
-                     inner_->test() ? FlightRecorder::kDone : FlightRecorder::kQueuedOnDevice);
+    recorder_.finish(seq_, on_wait_);
   }
 
  private:
   std::unique_ptr<Work> inner_;
   FlightRecorder& recorder_;
   const uint64_t seq_;
+  const FlightRecorder::State on_wait_;
 };
 
 }  // namespace
@@ -36,14 +36,18 @@ template <typename Call>
 void RecordedCommunicator::blocking(const char* op, int64_t bytes, Call&& call) {
   const uint64_t seq = recorder_.start(op, bytes);
   call();
-  recorder_.finish(seq, FlightRecorder::kDone);
+  recorder_.finish(seq, returned());
+}
+
+FlightRecorder::State RecordedCommunicator::returned() const {
+  return inner_->completes_on_host() ? FlightRecorder::kDone : FlightRecorder::kQueuedOnDevice;
 }
 
 template <typename Start>
 std::unique_ptr<Work> RecordedCommunicator::nonblocking(const char* op, int64_t bytes,
                                                         Start&& start) {
   const uint64_t seq = recorder_.start(op, bytes);
-  return std::make_unique<RecordedWork>(start(), recorder_, seq);
+  return std::make_unique<RecordedWork>(start(), recorder_, seq, returned());
 }
 
 void RecordedCommunicator::allreduce_sum(torch::Tensor& tensor) {

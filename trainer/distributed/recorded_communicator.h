@@ -1,8 +1,10 @@
 // A communicator that writes every collective of another into a flight
-// recorder (flight_recorder.h): started when issued; done when a blocking call
-// returns, or when its work's test() says so or wait() returns on the host
-// (MPI); queued on the device when wait() only makes the compute stream wait
-// (NCCL). What the ring shows is what this rank's host knows.
+// recorder (flight_recorder.h): started when issued; done when its work's
+// test() says so, or when a blocking call or wait() returns on a backend that
+// completes on the host (MPI); queued on the device when they return once the
+// device has been told to wait (NCCL), until a later collective is seen done
+// (one stream runs them in order). What the ring shows is what this rank's
+// host knows.
 #pragma once
 #include "trainer/distributed/communicator.h"
 #include "trainer/distributed/flight_recorder.h"
@@ -28,11 +30,14 @@ class RecordedCommunicator : public Communicator {
   void barrier() override;
   void abort() override { inner_->abort(); }
   std::string async_error() override { return inner_->async_error(); }
+  bool completes_on_host() const override { return inner_->completes_on_host(); }
 
  private:
   // `call` (a blocking collective) between its start and done.
   template <typename Call>
   void blocking(const char* op, int64_t bytes, Call&& call);
+  // What a blocking call's or wait()'s return means for the collective.
+  FlightRecorder::State returned() const;
   // `start` (a non-blocking one) recorded, and its work's end.
   template <typename Start>
   std::unique_ptr<Work> nonblocking(const char* op, int64_t bytes, Start&& start);

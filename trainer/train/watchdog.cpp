@@ -76,6 +76,14 @@ void Watchdog::watch(distributed::Communicator* comm, const distributed::FlightR
   recorder_ = recorder;
 }
 
+Watchdog::Watching::Watching(Watchdog& watchdog, distributed::Communicator* comm,
+                             const distributed::FlightRecorder* recorder)
+    : watchdog_(watchdog) {
+  watchdog_.watch(comm, recorder);
+}
+
+Watchdog::Watching::~Watching() { watchdog_.watch(nullptr, nullptr); }
+
 std::string Watchdog::rank_on_host() const {
   return "rank " + (rank_ >= 0 ? std::to_string(rank_) : std::string("(not known yet)")) + " on " +
          host_;
@@ -102,7 +110,7 @@ void Watchdog::run() {
 void Watchdog::end_job(int code, const std::string& why) {
   logging::critical("{}", why);
   if (recorder_ != nullptr) {
-    const std::string in_flight = recorder_->oldest_in_flight();
+    const std::string in_flight = recorder_->oldest_unfinished();
     logging::critical("{}: collective in flight: {}", rank_on_host(),
                       in_flight.empty() ? std::string("none") : in_flight);
     logging::critical(

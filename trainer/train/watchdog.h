@@ -35,14 +35,28 @@ class Watchdog {
   // `phase` must be a string literal (kept by pointer).
   void beat(int64_t step, const char* phase);
   void beat(const char* phase);  // the same step
-  // From now until watch(nullptr, nullptr): `comm`'s asynchronous error polled,
-  // `comm` aborted and `recorder`'s ring printed when the watchdog fires.
-  void watch(distributed::Communicator* comm, const distributed::FlightRecorder* recorder);
+  // For its lifetime: `comm`'s asynchronous error polled, `comm` aborted and
+  // `recorder`'s ring printed when the watchdog fires. Make it a member
+  // declared after the communicator and recorder: the watchdog then lets go of
+  // them before they are destroyed, also when a later member's construction
+  // throws (a destructor's body would not run then).
+  class Watching {
+   public:
+    Watching(Watchdog& watchdog, distributed::Communicator* comm,
+             const distributed::FlightRecorder* recorder);
+    ~Watching();
+    Watching(const Watching&) = delete;
+    Watching& operator=(const Watching&) = delete;
+
+   private:
+    Watchdog& watchdog_;
+  };
 
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 
  private:
+  void watch(distributed::Communicator* comm, const distributed::FlightRecorder* recorder);
   void run();
   [[noreturn]] void end_job(int code, const std::string& why);  // with mutex_ held
   std::string rank_on_host() const;
