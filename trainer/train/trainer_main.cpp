@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   // From here to the end, USR1 or TERM is a request to checkpoint and stop:
   // one during start-up stops at the first step, one after the run's end
   // changes nothing (the run is complete), neither kills the process.
-  const train::PreemptionSignals signals;
+  train::PreemptionSignals signals;
   logging::setup(process.info());
 
   CLI::App app{"Train the Transformer (run under mpirun for several ranks)"};
@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
     }
     process.abort(e.what(), train::kExitFailed);
   }
+  signals.settle(code);
   watchdog.beat("MPI_Finalize");
   process.finalize();
   return code;
