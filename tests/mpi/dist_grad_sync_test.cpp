@@ -402,6 +402,47 @@ void check_sharded(bool node_shared) {
 TEST(GradSync, ShardedReduceScatterNormAndAllgather) { check_sharded(/*node_shared=*/false); }
 TEST(GradSync, ShardedThroughNodeSharedMemory) { check_sharded(/*node_shared=*/true); }
 
+// The order of the sum, whatever the node layout: the MPI reduce-scatter (the
+// ranks on other nodes) and the node-shared sum (all on one node) both add
+// shard c as (((x[c+1] + x[c+2]) + ... ) + x[c]). Values of mixed magnitudes
+// make float addition's order visible: the reference, added in that order by
+// hand, differs from the sum in rank order in some elements of rank 0's shard
+// (asserted, so that the comparison could fail), and both paths equal it bitwise.
+TEST(GradSync, SumOrderIsTheRingsOnEveryPath) {
+  const int64_t per_rank = 16 * 64;  // one bucket: a parameter of per_rank * world elements
+  const auto gradient_of = [&](int r) {
+    torch::manual_seed(100 + r);
+    return torch::randn({per_rank * world()}) *
+           torch::pow(10.0, torch::randint(-6, 7, {per_rank * world()}).to(torch::kFloat));
+  };
+  std::vector<torch::Tensor> x;
+  for (int r = 0; r < world(); ++r) x.push_back(gradient_of(r));
+  const int64_t begin = rank() * per_rank;
+  const auto mine = [&](int r) { return x[(r + world()) % world()].narrow(0, begin, per_rank); };
+  torch::Tensor ring_order = mine(rank() + 1).clone();
+  for (int k = 2; k <= world(); ++k) ring_order += mine(rank() + k);
+  torch::Tensor rank_order = mine(0).clone();
+  for (int r = 1; r < world(); ++r) rank_order += mine(r);
+  if (world() > 2 && rank() == 0) {  // (on the last rank the two orders coincide)
+    EXPECT_FALSE(torch::equal(ring_order, rank_order)) << "the values do not show the order";
+  }
+
+  for (bool node_shared : {false, true}) {
+    torch::Tensor param = torch::zeros({per_rank * world()}, torch::requires_grad());
+    auto o = options(1 << 20, true);
+    o.shard = true;
+    o.node_shared = node_shared;
+    distributed::GradSync sync({param}, comm(), o);
+    ASSERT_EQ(sync.node_shared(), node_shared);
+    sync.zero_grad();
+    sync.prepare(true);
+    (param * x[rank()]).sum().backward();
+    sync.synchronize();
+    EXPECT_TRUE(torch::equal(sync.shard_parameters()[0].grad(), ring_order))
+        << "node_shared " << node_shared;
+  }
+}
+
 // On the Transformer itself: bucketed, overlapped gradients equal one plain
 // allreduce of all gradients after backward.
 TEST(GradSync, OverlappedTransformerGradientsEqualPlainAllreduce) {

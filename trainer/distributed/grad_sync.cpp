@@ -201,13 +201,19 @@ std::optional<torch::Tensor> GradSync::node_shared_buffers(int64_t total) {
   return node_shared_memory(comm_, total * (1 + comm_.world_size()));
 }
 
+// In the MPI ring's order (mpi_communicator.cpp): shard r is
+// (((x[r+1] + x[r+2]) + x[r+3]) + ... ) + x[r], ranks mod world, so that the
+// sum is bitwise the same whether the ranks share a node or not.
 void GradSync::sum_shared_shards() {
   comm_.barrier();  // every rank's backward done: its gradients are final
+  const int64_t world = comm_.world_size(), rank = comm_.rank();
   for (auto& bucket : buckets_) {
-    const int64_t n = shard_numel(bucket), begin = comm_.rank() * n;
-    const auto shard_of = [&](size_t r) { return bucket.peer_grads[r].narrow(0, begin, n); };
-    torch::add_out(bucket.grad_shard, shard_of(0), shard_of(1));  // in rank order
-    for (size_t r = 2; r < bucket.peer_grads.size(); ++r) bucket.grad_shard.add_(shard_of(r));
+    const int64_t n = shard_numel(bucket), begin = rank * n;
+    const auto shard_of = [&](int64_t r) {
+      return bucket.peer_grads[r % world].narrow(0, begin, n);
+    };
+    torch::add_out(bucket.grad_shard, shard_of(rank + 1), shard_of(rank + 2));
+    for (int64_t k = 3; k <= world; ++k) bucket.grad_shard.add_(shard_of(rank + k));
   }
 }
 

@@ -41,7 +41,7 @@
 // sums its shard of each bucket straight from the others' gradients (no
 // copies, nothing to overlap); gather_parameters() is a barrier after which
 // every rank's updated shard is already everyone's. The summed shards equal
-// the reduce-scatter's (two ranks: bitwise; more: in rank order).
+// the reduce-scatter's bitwise: both add in the ring's order.
 #pragma once
 #include <cstdint>
 #include <memory>

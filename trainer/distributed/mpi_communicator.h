@@ -59,6 +59,7 @@ class MpiCommunicator : public Communicator {
 
   int rank_ = 0;
   int world_size_ = 1;
+  int64_t rings_started_ = 0;  // reduce-scatters started: their messages' tags
   std::mutex deferred_mutex_;
   std::deque<std::shared_ptr<Deferred>> deferred_;  // queued, oldest first
 };
