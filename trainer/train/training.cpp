@@ -26,6 +26,7 @@
 #include "data_pipeline/sha256.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
+#include "launch/shared_directory.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
@@ -81,7 +82,6 @@ class Trainer {
  public:
   Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
           const launch::ProcessInfo& process, Watchdog& watchdog, const PreemptionSignals& signals);
-  ~Trainer() { watchdog_.watch(nullptr, nullptr); }
   int run(const std::string& resume);
 
  private:
@@ -96,6 +96,7 @@ class Trainer {
   const config::RunConfig& cfg_;
   const std::string resolved_toml_;
   const launch::Ranks ranks_;
+  const launch::ProcessInfo process_;          // this rank's place: host, ranks on its node
   const runtime::DeviceChoice device_choice_;  // device and backend, agreed by all ranks
   const torch::Device device_;
   const runtime::Precision precision_;
@@ -103,6 +104,8 @@ class Trainer {
   const std::unique_ptr<distributed::Communicator> comm_;
   const fs::path run_dir_;
   Watchdog& watchdog_;
+  const Watchdog::Watching
+      watching_;  // comm_: a peer's failure ends the job; no rank hangs in NCCL
   const PreemptionSignals& signals_;
 
   const data::Dataset train_set_;
@@ -137,6 +140,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                  const PreemptionSignals& signals)
     : cfg_(cfg),
       resolved_toml_(resolved_toml),
+      process_(process),
       device_choice_(runtime::agree_on_device(process, cfg.train.device, cfg.dist.backend,
                                               cfg.train.deterministic, ranks_)),
       device_(device_choice_.device),
@@ -145,6 +149,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
           distributed::make_communicator(device_choice_.backend, device_), recorder_)),
       run_dir_(cfg.run_dir()),
       watchdog_(watchdog),
+      watching_(watchdog, comm_.get(), &recorder_),
       signals_(signals),
       train_set_(cfg.data.dir, "train", dataset_options(cfg)),
       batcher_(train_set_.lengths(), batcher_options(cfg)),
@@ -154,7 +159,6 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                 data::sha256_file(fs::path(cfg.data.dir) / data::kManifestFile), resolved_toml},
       guard_(cfg.train.max_nonfinite_steps),
       phases_(watchdog, device_) {
-  watchdog_.watch(comm_.get(), &recorder_);  // a peer's failure ends the job; no rank hangs in NCCL
   if (precision_ == runtime::Precision::kFp16 && !device_.is_cuda())
     throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device_.str() +
                                 " (on CPUs: bf16)");
@@ -297,6 +301,10 @@ int Trainer::run(const std::string& resume) {
     std::ofstream(run_dir_ / "config.toml") << resolved_toml_;
     clear_finished(run_dir_.string());
   }
+  // Before any training: a run directory only rank 0's node sees would fail
+  // only at the first resume, on the other nodes.
+  launch::require_shared_directory(ranks_, process_.node, run_dir_.string(),
+                                   "the run directory (run.out_dir / run.name)");
   start_or_resume(resume);
   distributed::GradSyncOptions sync_options;
   sync_options.bucket_bytes = static_cast<int64_t>(cfg_.dist.bucket_mb * (1 << 20));
@@ -318,6 +326,14 @@ int Trainer::run(const std::string& resume) {
       grad_sync_->bucket_layout().size(),
       cfg_.dist.overlap && !grad_sync_->node_shared() ? " overlapped with backward" : "",
       update_->kernel());
+  if (sync_options.shard && sync_options.node_shared && device_.is_cpu() &&
+      !grad_sync_->node_shared())
+    logging::info(
+        "node-shared memory not used: {}; gradients are summed over MPI, in the same order",
+        process_.local_size < process_.world_size
+            ? text::format("the ranks span several nodes ({} of {} on {})", process_.local_size,
+                           process_.world_size, process_.node)
+            : std::string("/dev/shm could not hold the buckets"));
   loss_scaler_ = std::make_unique<LossScaler>(
       LossScaler::Options{precision_ == runtime::Precision::kFp16}, state_.loss_scale, device_);
   TrainStep train_step(*objective_, *update_, *grad_sync_, *comm_, schedule_, *loss_scaler_,
