@@ -8,7 +8,10 @@
 #     node1 slots=4
 #     node2 slots=4
 # and -n 8 --hostfile FILE starts ranks 0-3 on node1 and 4-7 on node2; the same
-# paths must exist on every machine, and mpirun reaches them by ssh.
+# paths must exist on every machine, and mpirun reaches them by ssh. This
+# machine's cores say nothing of theirs: without --threads-per-rank the ranks
+# run unbound and each takes its own node's cores / its node's ranks (the
+# trainer's train.threads = 0); with it, each is bound to T cores of its node.
 set -euo pipefail
 usage() {
   echo "usage: launch/local.sh -n N [--threads-per-rank T] [--hostfile FILE] -- PROGRAM [ARGS...]" >&2
@@ -29,9 +32,13 @@ done
 shift
 [[ $ranks =~ ^[1-9][0-9]*$ && ${threads:-1} =~ ^[1-9][0-9]*$ ]] || usage
 cores=$(nproc)
+mpi=(-np "$ranks")
+if [ -n "$hostfile" ] && [ -z "$threads" ]; then
+  echo "launch: $ranks ranks on the nodes of $hostfile, unbound, each with its node's cores / its node's ranks" >&2
+  exec bash "$(dirname "$0")/../scripts/mpirun.sh" "${mpi[@]}" --hostfile "$hostfile" --bind-to none "$@"
+fi
 threads=${threads:-$((cores / ranks > 0 ? cores / ranks : 1))}
-
-mpi=(-np "$ranks" -x "OMP_NUM_THREADS=$threads")
+mpi+=(-x "OMP_NUM_THREADS=$threads")
 if [ -n "$hostfile" ]; then
   mpi+=(--hostfile "$hostfile" --map-by "slot:PE=$threads" --bind-to core)
 elif ((ranks * threads <= cores)); then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # launch/local.sh: N ranks, each bound to its own T cores with
 # OMP_NUM_THREADS=T (T = cores / N by default), also with a hostfile (this
-# machine's); more ranks x threads than cores run unbound; bad command lines
-# exit 2; the trainer runs through it.
+# machine's) and T given; with a hostfile and no T, unbound; more ranks x
+# threads than cores run unbound; bad command lines exit 2; the trainer runs
+# through it.
 # Usage: local_launcher.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -28,9 +29,14 @@ $want" launch.log
 got=$(ranks_see -n "$cores")
 [ "$(cut -d' ' -f1,2 <<< "$got" | sort -u)" = "1 1" ] || fail "-n $cores: $got" launch.log
 [ "$(cut -d' ' -f3 <<< "$got" | sort -u | wc -l)" = "$cores" ] || fail "-n $cores: shared cores: $got" launch.log
-# The same through a hostfile naming this machine.
+# The same through a hostfile naming this machine, with the threads given;
+# without them, unbound (each rank takes its node's cores / its node's ranks:
+# tests/multinode/launcher.sh).
 echo "localhost slots=$cores" > hosts
-[ "$(ranks_see -n "$cores" --hostfile hosts | sort)" = "$(sort <<< "$got")" ] || fail "--hostfile" launch.log
+[ "$(ranks_see -n "$cores" --hostfile hosts --threads-per-rank 1 | sort)" = "$(sort <<< "$got")" ] ||
+  fail "--hostfile --threads-per-rank 1" launch.log
+expect "$(for _ in $(seq "$cores"); do echo "$cores  0-$((cores - 1))"; done)" -n "$cores" --hostfile hosts
+grep -q "its node's cores / its node's ranks" launch.log || fail "no word on unbound ranks" launch.log
 # One rank with every core.
 expect "$cores $cores 0-$((cores - 1))" -n 1
 expect "$cores $cores 0-$((cores - 1))" -n 1 --threads-per-rank "$cores"
