@@ -5,7 +5,11 @@
 # test's EXIT trap, so also when it fails).
 #
 #   install_slurm     # Debian's slurm-wlm and munge if missing; exit 77 (skip) if impossible
-#   start_cluster     # exports SLURM_CONF; partitions "low" (default, preemptible) and "high"
+#   start_cluster [node names...]  # exports SLURM_CONF; partitions "low" (default,
+#                     # preemptible) and "high". With names: one slurmd per name, each
+#                     # in a simulated node of its own (tests/multinode/node_shell.sh:
+#                     # its hostname, private /tmp and /dev/shm); $work must then be on
+#                     # the nodes' shared file system (enter_shared_scratch).
 #   submit [sbatch options...] script [args...]   # prints the job id
 #   wait_job <job> <state> [seconds]              # fails unless the job ends in <state>
 
@@ -23,30 +27,41 @@ install_slurm() {
 }
 
 start_cluster() {
-  local dir=$work/cluster node ports
+  local dir=$work/cluster node ports nodes=("$@") name i
   node=$(hostname -s)
   mkdir -p "$dir/state" "$dir/spool" "$dir/tmp" "$dir/munge"
   chmod 755 "$work" "$dir"  # munged runs as user munge
   chown munge: "$dir/munge"; chmod 755 "$dir/munge"  # munged: the socket's directory
   setpriv --reuid=munge --regid=munge --init-groups mungekey -c -k "$dir/munge/key"
-  ports=$(free_ports)
+  ports=($(free_ports $((2 + ${#nodes[@]}))))
+  # This machine's line of `slurmd -C` (its CPUs, memory) for each node.
+  local hardware; hardware=$(slurmd -C | head -1 | sed 's/^NodeName=[^ ]* //')
+  local node_lines="NodeName=$node $hardware NodeAddr=127.0.0.1 State=UNKNOWN" tmpfs=$dir/tmp
+  if ((${#nodes[@]})); then
+    tmpfs=/tmp  # each simulated node's own (PMIx's per-step directories must not collide)
+    node_lines=""
+    for i in "${!nodes[@]}"; do
+      node_lines+="NodeName=${nodes[i]} $hardware NodeAddr=127.0.0.1 Port=${ports[2 + i]} State=UNKNOWN"$'\n'
+      mkdir -p "$dir/spool/${nodes[i]}"
+    done
+  fi
   cat > "$dir/slurm.conf" <<EOF
 ClusterName=test
 SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=${ports% *}
-SlurmdPort=${ports#* }
+SlurmctldPort=${ports[0]}
+SlurmdPort=${ports[1]}
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$dir/munge/socket,cred_expire=10
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
-TmpFS=$dir/tmp
+SlurmdSpoolDir=$dir/spool/%n
+TmpFS=$tmpfs
 SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
+SlurmdPidFile=$dir/slurmd-%n.pid
 SlurmctldLogFile=$dir/slurmctld.log
-SlurmdLogFile=$dir/slurmd.log
+SlurmdLogFile=$dir/slurmd-%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -64,7 +79,7 @@ MailProg=/bin/true
 PreemptType=preempt/partition_prio
 PreemptMode=REQUEUE
 SlurmctldParameters=preempt_send_user_signal
-$(slurmd -C | head -1) NodeAddr=127.0.0.1 State=UNKNOWN
+$node_lines
 PartitionName=low Nodes=ALL Default=YES PriorityTier=1 PreemptMode=REQUEUE GraceTime=10 MaxTime=INFINITE State=UP
 PartitionName=high Nodes=ALL PriorityTier=2 PreemptMode=OFF MaxTime=INFINITE State=UP
 EOF
@@ -75,16 +90,25 @@ EOF
     --seed-file="$dir/munge/seed" --log-file="$dir/munge/log"
   within 30 "munge" bash -c "munge -n -S '$dir/munge/socket' | unmunge -S '$dir/munge/socket'"
   daemon "$dir/slurmctld.pid" slurmctld -D -i
-  daemon "$dir/slurmd.pid" slurmd -D
+  if ((${#nodes[@]})); then
+    for name in "${nodes[@]}"; do
+      mkdir -p "$dir/spool/$name"
+      NODE_SHELL_KEEP_ENV=1 daemon "$dir/slurmd-$name.pid" \
+        bash "$src/tests/multinode/node_shell.sh" "$name" slurmd -D -N "$name"
+    done
+  else
+    mkdir -p "$dir/spool/$node"
+    daemon "$dir/slurmd-$node.pid" slurmd -D
+  fi
   within 30 "slurmctld" scontrol ping
-  within 30 "the node" bash -c "sinfo -h -p low -o %T | grep -qx idle"
-  echo "slurm cluster up: node $node, ports $ports, PIDs ${daemons[*]}"
+  within 30 "the nodes" bash -c "[ -z \"\$(sinfo -h -p low -o %T | grep -vx idle)\" ]"
+  echo "slurm cluster up: node(s) ${nodes[*]:-$node}, ports ${ports[*]}, PIDs ${daemons[*]}"
 }
 
-# Two TCP ports nothing listens on (slurmctld, slurmd).
-free_ports() {
+# <count> TCP ports nothing listens on (slurmctld, slurmd, each node's slurmd).
+free_ports() {  # <count>
   local found=() port
-  while ((${#found[@]} < 2)); do
+  while ((${#found[@]} < $1)); do
     port=$((20000 + RANDOM % 30000))
     (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null || found+=("$port")
   done
@@ -115,13 +139,13 @@ within() {  # <seconds> <what> <command...>
 # slurmctld, munged), TERM then KILL after 10 s. Shows the daemons' logs on failure.
 stop_cluster() {
   local status=$? pid i
-  if ((${#daemons[@]} >= 3)); then
+  if ((${#daemons[@]} >= 3)); then  # munged, slurmctld, and a slurmd at least
     scancel --full --quiet --user=root 2> /dev/null || true  # this cluster's jobs
     for _ in $(seq 50); do [ -z "$(squeue -h 2> /dev/null)" ] && break; sleep 0.2; done
   fi
   if ((status != 0)) && [ -d "$work/cluster" ]; then
-    for log in slurmctld.log slurmd.log daemons.log; do
-      echo "---- $log"; tail -15 "$work/cluster/$log" 2> /dev/null || true
+    for log in "$work"/cluster/{slurmctld,slurmd-*,daemons}.log; do
+      echo "---- $log"; tail -15 "$log" 2> /dev/null || true
     done
   fi
   for ((i = ${#daemons[@]} - 1; i >= 0; i--)); do
