@@ -58,7 +58,10 @@ std::vector<FlightRecorder::Entry> FlightRecorder::entries() const {
 
 std::string FlightRecorder::dump(Clock::time_point now) const {
   std::string text;
-  for (const Entry& e : entries()) text += (text.empty() ? "" : "\n") + describe(e, now);
+  for (const Entry& e : entries()) {
+    if (!text.empty()) text += '\n';
+    text += describe(e, now);
+  }
   return text.empty() ? "(no collectives yet)" : text;
 }
 

@@ -16,7 +16,10 @@ namespace {
 
 std::string join(const std::vector<int>& ranks) {
   std::string text;
-  for (int r : ranks) text += (text.empty() ? "" : ",") + std::to_string(r);
+  for (int r : ranks) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(r);
+  }
   return text;
 }
 
