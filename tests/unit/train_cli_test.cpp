@@ -38,6 +38,19 @@ TEST_F(TrainCli, UnknownCommandLineOptionIsNamed) {
   expect_failure(program("trainer", "--model.d_modl 64"), "--model.d_modl");
 }
 
+// Every command-line or config error exits 2 (exit_codes.h), not CLI11's own
+// codes (unknown option 109, missing value 114, ...); --help exits 0.
+TEST_F(TrainCli, CommandLineErrorsExitTwo) {
+  for (const std::string program_name : {"trainer", "evaluate"})
+    for (const std::string args : {"--no-such-option 1", "--config", "--threads abc"}) {
+      const auto r = program(program_name, args);
+      EXPECT_EQ(r.status, 2) << program_name << " " << args << ": " << r.output;
+    }
+  EXPECT_EQ(program("trainer", "--train.max_steps abc").status, 2);
+  EXPECT_EQ(program("trainer", "--help").status, 0);
+  EXPECT_EQ(program("evaluate", "--help").status, 0);
+}
+
 TEST_F(TrainCli, MissingConfigFileIsNamed) {
   expect_failure(program("trainer", "--config " + (dir_ / "nope.toml").string()), "nope.toml");
 }

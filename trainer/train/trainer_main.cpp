@@ -52,7 +52,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     options.resolve();
   } catch (const CLI::ParseError& e) {
-    return process.is_main() ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : train::kExitUsage);
+    if (process.is_main()) app.exit(e);  // prints the help, or the error
+    // CLI11's own codes (105, 109, ...) are one number: a bad command line, 2.
+    return e.get_exit_code() == 0 ? 0 : train::kExitUsage;
   } catch (const std::exception& e) {
     logging::error("{}", e.what());
     return train::kExitUsage;
