@@ -51,6 +51,18 @@ TEST_F(TrainCli, CommandLineErrorsExitTwo) {
   EXPECT_EQ(program("evaluate", "--help").status, 0);
 }
 
+// A number out of range is refused saying what is wanted, in one short line.
+TEST_F(TrainCli, EvaluateNumbersOutOfRangeSayWhatIsWanted) {
+  const auto beam = program("evaluate", "--run " + dir_.string() + " --beam 0");
+  EXPECT_EQ(beam.status, 2);
+  EXPECT_NE(beam.output.find("--beam: must be positive, not 0"), std::string::npos) << beam.output;
+  EXPECT_LT(beam.output.size(), 200u) << beam.output;
+  const auto penalty = program("evaluate", "--run " + dir_.string() + " --length-penalty -1");
+  EXPECT_NE(penalty.output.find("--length-penalty: must be non-negative, not -1"),
+            std::string::npos)
+      << penalty.output;
+}
+
 TEST_F(TrainCli, MissingConfigFileIsNamed) {
   expect_failure(program("trainer", "--config " + (dir_ / "nope.toml").string()), "nope.toml");
 }

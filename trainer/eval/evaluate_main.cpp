@@ -42,6 +42,24 @@ struct Cli {
   eval::EvalOptions eval;
 };
 
+// Number checks whose refusals read as what is wanted: CLI11's own
+// PositiveNumber prints its range, up to the largest double in 309 digits.
+CLI::Validator number_at_least(double least, const std::string& what) {
+  return CLI::Validator(
+      [least, what](std::string& value) {
+        double number = 0;
+        try {
+          number = std::stod(value);
+        } catch (const std::exception&) {
+          return "'" + value + "' is not a number";
+        }
+        return number >= least ? std::string() : "must be " + what + ", not " + value;
+      },
+      what == "positive" ? "POSITIVE" : "NON-NEGATIVE");
+}
+const CLI::Validator kPositive = number_at_least(1e-300, "positive");
+const CLI::Validator kNonNegative = number_at_least(0, "non-negative");
+
 // cuda:<local rank> (or the rank's one bound GPU) when there is one, as for training.
 torch::Device eval_device(const Cli& cli, const launch::ProcessInfo& info,
                           const launch::Ranks& ranks) {
@@ -136,7 +154,7 @@ int main(int argc, char** argv) {
   app.add_option("--average-last", cli.average_last,
                  "average the weights of the last N checkpoints up to --checkpoint")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--save-weights", cli.save_weights,
                  "also write the (averaged) weights to this model.pt file");
   app.add_option("--data", cli.data_dir, "dataset directory (default: the run's data.dir)");
@@ -144,26 +162,26 @@ int main(int argc, char** argv) {
                  "output directory (default: <run>/eval/<split>-<checkpoint>...)");
   app.add_option("--beam", cli.eval.decode.beam, "beam size (1 = greedy)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--length-penalty", cli.eval.decode.length_penalty,
                  "GNMT length penalty alpha for beam search")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_option("--max-extra-len", cli.eval.decode.max_extra_len,
                  "decode at most source length + this")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_option(
          "--bleu-tokenize", cli.eval.bleu_tokenize,
          "sacreBLEU tokenizer: auto (char for char datasets, else 13a), 13a, char, zh, none")
       ->capture_default_str();
   app.add_option("--batch-tokens", cli.eval.batch_tokens, "tokens per batch")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   app.add_option("--progress-s", cli.eval.progress_s,
                  "seconds between progress lines (done, rate, ETA)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   app.add_flag("--watch", cli.watch,
                "score every checkpoint as it appears until the run is finished");
   app.add_option("--poll-s", cli.poll_s, "--watch: seconds between looks for new checkpoints")
