@@ -48,6 +48,7 @@
 #include "trainer/train/phase_timer.h"
 #include "trainer/train/preemption.h"
 #include "trainer/train/resume.h"
+#include "trainer/train/run_lock.h"
 #include "trainer/train/step.h"
 #include "trainer/train/validation.h"
 
@@ -129,6 +130,7 @@ class Trainer {
   checkpoint::TrainState state_;      // saved in state.json
   std::unique_ptr<IntervalLog> log_;  // the open log interval
   std::unique_ptr<MetricsLog> valid_metrics_;
+  std::unique_ptr<RunLock> lock_;  // rank 0's: this job owns the run directory
   int64_t last_saved_step_ = -1;
   Clock::time_point last_save_time_ = Clock::now();
   bool preempt_ = false;    // a step's record said: some rank was signalled
@@ -296,8 +298,13 @@ bool Trainer::shard_update() const {
 
 int Trainer::run(const std::string& resume) {
   // ---- set up ----
-  if (ranks_.is_main()) {
+  // The run directory's lock before anything is written there; all ranks stop if it is held.
+  launch::together(ranks_, [&] {
+    if (!ranks_.is_main()) return;
     fs::create_directories(run_dir_);
+    lock_ = std::make_unique<RunLock>(run_dir_.string());
+  });
+  if (ranks_.is_main()) {
     std::ofstream(run_dir_ / "config.toml") << resolved_toml_;
     clear_finished(run_dir_.string());
   }
