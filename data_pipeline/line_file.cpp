@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <stdexcept>
+#include "launch/file_write.h"
 
 namespace data {
 
@@ -16,9 +17,13 @@ std::vector<std::string> read_lines(const std::filesystem::path& file, const std
 
 void write_lines(const std::filesystem::path& file, const std::vector<std::string>& lines,
                  const std::string& what) {
-  std::ofstream out(file, std::ios::binary);
-  for (const auto& line : lines) out << line << '\n';
-  if (!out.flush()) throw std::runtime_error("cannot write " + what + " file " + file.string());
+  std::string text;
+  for (const auto& line : lines) text += line + '\n';
+  try {
+    launch::write_file(file, text);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(what + " file: " + e.what());
+  }
 }
 
 }  // namespace data

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <stdexcept>
+#include "launch/file_write.h"
 
 namespace data {
 
@@ -127,9 +128,7 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& manifest) 
     document["labels"] = {{"file", manifest.labels_file}, {"count", manifest.num_labels}};
   }
   const auto file = dir / kManifestFile;
-  std::ofstream out(file);
-  out << document.dump(2) << '\n';
-  if (!out.flush()) throw std::runtime_error("cannot write " + file.string());
+  launch::write_file(file, document.dump(2) + "\n");
 }
 
 Manifest read_manifest(const std::filesystem::path& dir) {

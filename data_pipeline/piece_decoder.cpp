@@ -1,9 +1,11 @@
 #include "data_pipeline/piece_decoder.h"
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "data_pipeline/special_ids.h"
+#include "launch/file_write.h"
 
 namespace data {
 
@@ -78,9 +80,9 @@ std::string PieceDecoder::decode(const std::vector<int32_t>& ids) const {
 }
 
 void PieceDecoder::save(const std::filesystem::path& vocab_file) const {
-  std::ofstream out(vocab_file);
-  for (size_t id = 0; id < pieces_.size(); ++id) out << pieces_[id] << '\t' << scores_[id] << '\n';
-  if (!out.flush()) throw std::runtime_error("cannot write " + vocab_file.string());
+  std::ostringstream text;
+  for (size_t id = 0; id < pieces_.size(); ++id) text << pieces_[id] << '\t' << scores_[id] << '\n';
+  launch::write_file(vocab_file, text.str());
 }
 
 std::filesystem::path PieceDecoder::vocab_file_of(const std::filesystem::path& model_file) {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "data_pipeline/sha256.h"
+#include "launch/file_write.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 
@@ -55,12 +56,10 @@ std::string Checkpoints::save(int64_t step, const torch::nn::Module& model,
     fs::create_directory(tmp);
     save_state_dict(model, (tmp / "model.pt").string());
     save_optimizer_state(optimizer, model, (tmp / "optimizer.pt").string());
-    std::ofstream(tmp / "state.json") << state.dump(2) << "\n";
-    {
-      std::ofstream sums(tmp / "SHA256SUMS");
-      for (const char* file : kFiles) sums << data::sha256_file(tmp / file) << "  " << file << "\n";
-      if (!sums.flush()) throw std::runtime_error("cannot write " + (tmp / "SHA256SUMS").string());
-    }
+    launch::write_file(tmp / "state.json", state.dump(2) + "\n");
+    std::string sums;
+    for (const char* file : kFiles) sums += data::sha256_file(tmp / file) + "  " + file + "\n";
+    launch::write_file(tmp / "SHA256SUMS", sums);
     for (const auto& entry : fs::directory_iterator(tmp)) fsync_path(entry.path());
     fsync_path(tmp);
     if (fs::exists(final_dir)) fs::remove_all(final_dir);  // the same step saved again
@@ -69,8 +68,10 @@ std::string Checkpoints::save(int64_t step, const torch::nn::Module& model,
   } catch (const std::exception& e) {
     std::error_code ignored;
     fs::remove_all(tmp, ignored);
-    throw std::runtime_error("saving the checkpoint of step " + std::to_string(step) + " in " +
-                             dir_ + " failed (earlier checkpoints are untouched): " + e.what());
+    throw std::runtime_error(
+        "saving the checkpoint of step " + std::to_string(step) + " in " + dir_ + " failed (" +
+        (list().empty() ? "there is no earlier checkpoint" : "earlier checkpoints are untouched") +
+        "): " + e.what());
   }
 
   // Prune all but the newest keep_last, sparing the best one.

@@ -9,6 +9,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "launch/file_write.h"
+
 namespace checkpoint {
 
 namespace {
@@ -62,9 +64,7 @@ void save_tensors(const NamedTensors& tensors, const std::string& path) {
     dict.insert(name, cpu.storage().nbytes() == cpu.nbytes() ? cpu : cpu.clone());
   }
   const std::vector<char> bytes = pickle_untagged(dict);
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.flush()) throw std::runtime_error("cannot write " + path);
+  launch::write_file(path, std::string_view(bytes.data(), bytes.size()));
 }
 
 std::map<std::string, torch::Tensor> load_tensors(const std::string& path) {

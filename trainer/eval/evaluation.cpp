@@ -9,6 +9,7 @@
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/loader/collate.h"
+#include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
 #include "trainer/eval/metrics/classification_metrics.h"
@@ -142,9 +143,10 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
   const fs::path out_dir(options.out_dir);
   fs::create_directories(out_dir);
   const std::string lines_file = m.classification() ? "predictions.txt" : "hypotheses.txt";
-  std::ofstream out(out_dir / lines_file);
-  for (const auto& line : lines) out << line << "\n";
-  std::ofstream(out_dir / "results.json") << results.dump(2) << "\n";
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  launch::write_file(out_dir / lines_file, text);
+  launch::write_file(out_dir / "results.json", results.dump(2) + "\n");
   logging::info("results in {}", (out_dir / "results.json").string());
   return results;
 }

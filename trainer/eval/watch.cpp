@@ -1,11 +1,13 @@
 #include "trainer/eval/watch.h"
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
 #include <thread>
 
+#include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
 #include "trainer/checkpoint/checkpoint.h"
@@ -32,6 +34,7 @@ std::set<std::string> scored(const fs::path& table) {
 
 void append_row(const fs::path& table, const nlohmann::json& r) {
   const bool fresh = !fs::exists(table);
+  errno = 0;
   std::ofstream out(table, std::ios::app);
   if (fresh) out << kHeader << "\n";
   auto value = [&](const char* key) { return r.contains(key) ? r[key].dump() : std::string("-"); };
@@ -40,7 +43,7 @@ void append_row(const fs::path& table, const nlohmann::json& r) {
   out << r["step"] << "\t" << value("loss") << "\t" << value("ppl") << "\t" << bleu << "\t" << chrf
       << "\t" << value("exact_match") << "\t" << value("accuracy") << "\t" << value("seconds")
       << "\t" << r["checkpoints"][0].get<std::string>() << "\n";
-  if (!out.flush()) throw std::runtime_error("cannot append to " + table.string());
+  launch::check_written(out, table);
 }
 
 // Rank 0's decision for this poll: a checkpoint to score, "" to wait, or "finished".

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "launch/file_write.h"
+
 namespace train {
 
 namespace fs = std::filesystem;
@@ -20,10 +22,7 @@ void mark_finished(const std::string& run_dir, int64_t step) {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char time[32];
   std::strftime(time, sizeof time, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  const fs::path aside = marker(run_dir).string() + ".tmp";
-  std::ofstream(aside) << nlohmann::json{{"step", step}, {"time", time}}.dump() << "\n";
-  if (!fs::exists(aside)) throw std::runtime_error("cannot write " + aside.string());
-  fs::rename(aside, marker(run_dir));
+  launch::write_file(marker(run_dir), nlohmann::json{{"step", step}, {"time", time}}.dump() + "\n");
 }
 
 void clear_finished(const std::string& run_dir) { fs::remove(marker(run_dir)); }

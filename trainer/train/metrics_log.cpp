@@ -1,5 +1,8 @@
 #include "trainer/train/metrics_log.h"
 
+#include "launch/file_write.h"
+
+#include <cerrno>
 #include <filesystem>
 #include <stdexcept>
 #include <vector>
@@ -19,26 +22,24 @@ void truncate_after(const std::string& path, int64_t step) {
     if (row.is_object() && row.contains("step") && row["step"].get<int64_t>() <= step)
       kept.push_back(line);
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    for (const auto& row : kept) out << row << "\n";
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
+  std::string text;
+  for (const auto& row : kept) text += row + "\n";
+  launch::write_file(path, text);
 }
 
 }  // namespace
 
-MetricsLog::MetricsLog(const std::string& path, int64_t resumed_step) {
+MetricsLog::MetricsLog(const std::string& path, int64_t resumed_step) : path_(path) {
   truncate_after(path, resumed_step);
+  errno = 0;
   out_.open(path, std::ios::app);
-  if (!out_) throw std::runtime_error("cannot open " + path + " for appending");
+  launch::check_written(out_, path);
 }
 
 void MetricsLog::write(const nlohmann::json& record) {
+  errno = 0;
   out_ << record.dump() << "\n";
-  out_.flush();
+  launch::check_written(out_, path_);
 }
 
 }  // namespace train

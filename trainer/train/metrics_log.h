@@ -17,9 +17,11 @@ class MetricsLog {
  public:
   // Keeps the rows with "step" <= resumed_step (0: a fresh run keeps none).
   MetricsLog(const std::string& path, int64_t resumed_step);
-  void write(const nlohmann::json& record);  // one line, flushed
+  // One line, flushed; a failed write (a full disk) is an error naming the file.
+  void write(const nlohmann::json& record);
 
  private:
+  std::string path_;
   std::ofstream out_;
 };
 

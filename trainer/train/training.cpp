@@ -24,6 +24,7 @@
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/loader/prefetcher.h"
 #include "data_pipeline/sha256.h"
+#include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
 #include "launch/shared_directory.h"
@@ -305,7 +306,7 @@ int Trainer::run(const std::string& resume) {
     lock_ = std::make_unique<RunLock>(run_dir_.string());
   });
   if (ranks_.is_main()) {
-    std::ofstream(run_dir_ / "config.toml") << resolved_toml_;
+    launch::write_file(run_dir_ / "config.toml", resolved_toml_);
     clear_finished(run_dir_.string());
   }
   // Before any training: a run directory only rank 0's node sees would fail
