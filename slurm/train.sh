@@ -72,6 +72,14 @@ if ((code == 0)) && [ ! -f "$run/finished.json" ]; then
   echo "train: the launcher exited 0 but $run/finished.json is missing: the ranks did not finish" >&2
   code=1
 fi
+# The signal passed on reached ranks that could not yet catch it (loading
+# LibTorch's libraries takes a second or more before the trainer's handlers
+# exist) and ended them; or the launcher ended on it. Nothing was lost that a
+# checkpoint held: a preemption like any other.
+if ((forwarded && code != 0 && code != 75)); then
+  echo "train: the trainer ended on the signal passed on (exit $code) before it could checkpoint"
+  code=75
+fi
 case $code in
   0) echo "train: run $run complete" ;;
   75)

@@ -8,6 +8,8 @@
 #     (the ranks are stopped, SIGSTOP, from before the signal is sent until
 #     train.sh has passed it on: the run cannot end before it arrives);
 #     eval.sh submitted with --dependency=afterok on it writes results.json;
+#   - USR1 at a random moment of a job's first 2 s (3 times): requeued and
+#     completed, also when the ranks could not catch it yet;
 #   - the same when Slurm sends TERM to the whole job (scontrol requeue), and
 #     under real preemption: a job of a higher-priority partition needs the
 #     node, Slurm signals and requeues the training job;
@@ -99,6 +101,23 @@ wait_job "$eval_job" COMPLETED 120
 results=runs/usr1/eval/test-$(printf step_%08d $last)/results.json
 test -s "$results" || fail "eval.sh wrote no results.json" "$(log_of "$eval_job")"
 echo "eval.sh after the training job: $results"
+
+# ---- USR1 in a job's first 2 seconds: before the trainer exists, while it
+# loads LibTorch (it cannot catch the signal yet) or once it can: requeued
+# and completed every time ------------------------------------------------
+for trial in 1 2 3; do
+  job=$(submit "$src/slurm/train.sh" "$src/configs/default.toml" runs/early$trial "${TINY[@]}" \
+    --train.max_steps 40 --train.save_every 20)
+  within 120 "job $job to start" test -s "train-$job.out"
+  delay=$((RANDOM % 2000))
+  sleep "$((delay / 1000)).$(printf %03d $((delay % 1000)))"
+  scancel --signal=USR1 --batch "$job"
+  wait_job "$job" COMPLETED 300
+  [ "$(job_field "$job" Restarts)" = 1 ] || fail "USR1 $delay ms after the start: not requeued" "train-$job.out"
+  [ "$(readlink runs/early$trial/checkpoints/latest)" = step_00000040 ] ||
+    fail "USR1 $delay ms after the start: the run did not complete" "train-$job.out"
+  echo "USR1 $delay ms after the job's start: requeued, completed ($(grep -o "train: .*before it could checkpoint\|train: preempted" "train-$job.out" | head -1))"
+done
 
 # ---- TERM to the whole job (here scontrol requeue; also the time limit, the
 # end of a preemption's grace time): the ranks get it from Slurm and checkpoint
