@@ -186,7 +186,7 @@ TEST_F(Checkpoints, AFailedSaveNamesStepAndDirectory) {
   const checkpoint::Checkpoints c(run());
   expect_mentions(error_of([&] { save(c, 7); }),
                   {"saving the checkpoint of step 7 in " + checkpoints().string(),
-                   "failed (earlier checkpoints are untouched)"});
+                   "failed (there is no earlier checkpoint)"});
 }
 
 // A checkpoint directory written by the test: digests of "abc" and "" are the

@@ -81,7 +81,7 @@ TEST_F(MetricsLog, AMissingFileIsCreated) {
 TEST_F(MetricsLog, AnUnwritablePlaceIsNamed) {
   const std::string nowhere = (dir_ / "no-such-dir" / "metrics.jsonl").string();
   test_util::expect_mentions(test_util::error_of([&] { train::MetricsLog log(nowhere, 0); }),
-                             {"cannot open " + nowhere});
+                             {"cannot write " + nowhere + ": No such file or directory"});
 }
 
 }  // namespace
