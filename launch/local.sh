@@ -35,7 +35,8 @@ cores=$(nproc)
 mpi=(-np "$ranks")
 if [ -n "$hostfile" ] && [ -z "$threads" ]; then
   echo "launch: $ranks ranks on the nodes of $hostfile, unbound, each with its node's cores / its node's ranks" >&2
-  exec bash "$(dirname "$0")/../scripts/mpirun.sh" "${mpi[@]}" --hostfile "$hostfile" --bind-to none "$@"
+  exec env -u OMP_NUM_THREADS bash "$(dirname "$0")/../scripts/mpirun.sh" "${mpi[@]}" \
+    --hostfile "$hostfile" --bind-to none "$@"
 fi
 threads=${threads:-$((cores / ranks > 0 ? cores / ranks : 1))}
 mpi+=(-x "OMP_NUM_THREADS=$threads")

@@ -7,30 +7,35 @@
 #include <random>
 #include <stdexcept>
 
+#include "launch/file_write.h"
+
 namespace launch {
 
 namespace fs = std::filesystem;
 
 void require_shared_directory(const Ranks& ranks, const std::string& host, const std::string& dir,
                               const std::string& what) {
-  const fs::path probe = fs::path(dir) / ".shared-directory-check";
+  // A name of its own each time: a node's NFS client may have cached a
+  // previous one as absent.
   std::string token;
-  if (ranks.is_main()) {
+  if (ranks.is_main())
     token = std::to_string(std::random_device{}()) + "-" + std::to_string(std::random_device{}());
-    std::ofstream(probe) << token;
-  }
   token = ranks.broadcast(token);
+  const fs::path probe = fs::path(dir) / (".shared-directory-check-" + token);
+  together(ranks, [&] {
+    if (ranks.is_main()) write_file(probe, token);  // a full disk is said as such
+  });
 
-  std::string mine = "ok";
+  errno = 0;
   std::ifstream in(probe);
-  std::string read;
+  std::string read, mine = "ok";
   if (!in)
-    mine = std::strerror(errno);
+    mine = errno != 0 ? std::strerror(errno) : "cannot open it";
   else if (!std::getline(in, read) || read != token)
     mine = "it holds another directory at that path";
-  const std::vector<std::string> all = ranks.allgather(host + "\n" + mine);
-  ranks.barrier();  // every rank has read it
-  if (ranks.is_main()) fs::remove(probe);
+  const std::vector<std::string> all = ranks.allgather(host + "\n" + mine);  // all have read
+  std::error_code ignored;
+  if (ranks.is_main()) fs::remove(probe, ignored);
 
   std::string failing;
   for (size_t r = 0; r < all.size(); ++r) {

@@ -40,7 +40,8 @@ grep -q "node nodea: rank(s) 0 (local 0-0); rank 0: 1 thread(s), cpu" two-nodes-
 same_run one-node-2 two-nodes-2
 
 trainer_run one-node-4 4 "${opts[@]}" || fail "4 ranks on one node" one-node-4.log
-grep -q "node-shared memory" one-node-4.log || fail "one node did not use node-shared memory" one-node-4.log
+grep -q "node-shared memory, sharded update" one-node-4.log ||
+  fail "one node did not use node-shared memory" one-node-4.log
 write_hostfile 2 2
 trainer_nodes two-nodes-4 "${opts[@]}" || fail "2 nodes x 2" two-nodes-4.log
 grep -q "node nodeb: rank(s) 2,3 (local 0-1)" two-nodes-4.log || fail "no line for nodeb" two-nodes-4.log

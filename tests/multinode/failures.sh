@@ -26,6 +26,16 @@ wait_for() {  # <path>: up to 120 s
   for _ in $(seq 1200); do [ -e "$1" ] && return 0; sleep 0.1; done
   fail "$1 did not appear"
 }
+# On the way out (a failed check included), no job of this test left running.
+stop_jobs() {
+  local pid
+  for pid in $(pids_matching "^mpirun "); do
+    [ "$(readlink "/proc/$pid/cwd")" = "$work" ] && kill -TERM "$pid" 2> /dev/null
+  done
+  wait || true
+  rm -rf "$work"
+}
+trap stop_jobs EXIT
 start() {  # <name> [extra options...]: in the background (pid in $job), up to its first checkpoint
   local name=$1; shift
   trainer_nodes "$name" "${opts[@]}" "$@" & job=$!
@@ -63,7 +73,7 @@ took=$((SECONDS - begin))
 grep -q "rank 3 .* on node nodeb exited on signal 9" kill.log || fail "nodeb and rank 3 not named" kill.log
 
 # ---- SIGSTOP of a rank on nodeb: the watchdog on nodea ends the job ---------
-start hang --train.watchdog_s 3
+start hang --train.watchdog_s 10
 kill -STOP "$rank3"
 finish
 kill -CONT "$rank3" 2>/dev/null || true

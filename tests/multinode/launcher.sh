@@ -15,8 +15,8 @@ cores=$(nproc)
 write_hostfile 1 1
 # launch/local.sh started on nodea, its mpirun reaching nodeb through the node shell.
 local_sh() {  # [local.sh arguments...]
-  OMPI_MCA_plm_rsh_agent="$src/tests/multinode/node_shell.sh" OMPI_MCA_plm_rsh_no_tree_spawn=1 \
-    NODE_SHELL_KEEP_ENV=1 timeout 300 bash "$src/tests/multinode/node_shell.sh" nodea \
+  OMPI_MCA_plm_rsh_agent="$src/tests/multinode/node_shell" OMPI_MCA_plm_rsh_no_tree_spawn=1 \
+    NODE_SHELL_KEEP_ENV=1 timeout 300 bash "$src/tests/multinode/node_shell" nodea \
     bash "$src/launch/local.sh" "$@"
 }
 

@@ -7,7 +7,7 @@
 #   install_slurm     # Debian's slurm-wlm and munge if missing; exit 77 (skip) if impossible
 #   start_cluster [node names...]  # exports SLURM_CONF; partitions "low" (default,
 #                     # preemptible) and "high". With names: one slurmd per name, each
-#                     # in a simulated node of its own (tests/multinode/node_shell.sh:
+#                     # in a simulated node of its own (tests/multinode/node_shell:
 #                     # its hostname, private /tmp and /dev/shm); $work must then be on
 #                     # the nodes' shared file system (enter_shared_scratch).
 #   submit [sbatch options...] script [args...]   # prints the job id
@@ -35,7 +35,7 @@ start_cluster() {
   setpriv --reuid=munge --regid=munge --init-groups mungekey -c -k "$dir/munge/key"
   ports=($(free_ports $((2 + ${#nodes[@]}))))
   # This machine's line of `slurmd -C` (its CPUs, memory) for each node.
-  local hardware; hardware=$(slurmd -C | head -1 | sed 's/^NodeName=[^ ]* //')
+  local hardware; hardware=$(slurmd -C | sed -n '1s/^NodeName=[^ ]* //p')
   local node_lines="NodeName=$node $hardware NodeAddr=127.0.0.1 State=UNKNOWN" tmpfs=$dir/tmp
   if ((${#nodes[@]})); then
     tmpfs=/tmp  # each simulated node's own (PMIx's per-step directories must not collide)
@@ -94,14 +94,14 @@ EOF
     for name in "${nodes[@]}"; do
       mkdir -p "$dir/spool/$name"
       NODE_SHELL_KEEP_ENV=1 daemon "$dir/slurmd-$name.pid" \
-        bash "$src/tests/multinode/node_shell.sh" "$name" slurmd -D -N "$name"
+        bash "$src/tests/multinode/node_shell" "$name" slurmd -D -N "$name"
     done
   else
     mkdir -p "$dir/spool/$node"
     daemon "$dir/slurmd-$node.pid" slurmd -D
   fi
   within 30 "slurmctld" scontrol ping
-  within 30 "the nodes" bash -c "[ -z \"\$(sinfo -h -p low -o %T | grep -vx idle)\" ]"
+  within 30 "the nodes" bash -c "s=\$(sinfo -h -p low -o %T) && [ -n \"\$s\" ] && ! grep -qvx idle <<< \"\$s\""
   echo "slurm cluster up: node(s) ${nodes[*]:-$node}, ports ${ports[*]}, PIDs ${daemons[*]}"
 }
 
@@ -110,6 +110,7 @@ free_ports() {  # <count>
   local found=() port
   while ((${#found[@]} < $1)); do
     port=$((20000 + RANDOM % 30000))
+    [[ " ${found[*]} " == *" $port "* ]] && continue
     (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null || found+=("$port")
   done
   echo "${found[*]}"

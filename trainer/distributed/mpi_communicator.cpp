@@ -145,7 +145,8 @@ int shard_count(const torch::Tensor& flat, int world_size) {
 // sum (grad_sync.cpp) adds in the same order: a run resumed on another node
 // layout of the same world size continues bit for bit.
 //
-// test() moves it on as far as its messages have arrived, wait() to the end;
+// test() moves it on as far as its messages have arrived, wait() to the end
+// (it progresses only there: GradSync calls test() at every gradient hook);
 // each step's messages carry the collective's own tag, so that the rings of
 // several buckets in flight never take each other's messages. Host memory
 // only (device tensors are staged).
@@ -162,7 +163,10 @@ class RingReduceScatter : public Work {
     post();
   }
   ~RingReduceScatter() override {
-    if (step_ < world_ - 1) wait();  // its messages must not outlive their buffers
+    try {
+      if (step_ < world_ - 1) wait();  // its messages must not outlive their buffers
+    } catch (const std::exception&) {  // a destructor must not throw; MPI errors abort anyway
+    }
   }
   bool test() override {
     while (step_ < world_ - 1) {
@@ -176,6 +180,9 @@ class RingReduceScatter : public Work {
     return true;
   }
   void wait() override {
+    if (step_ < world_ - 1 && !on_main_thread())
+      throw std::logic_error(
+          "MPI: a collective waited for off the main thread (MPI_THREAD_FUNNELED)");
     while (step_ < world_ - 1) {
       MPI_Waitall(2, requests_, MPI_STATUSES_IGNORE);
       add_received();
@@ -347,6 +354,11 @@ std::unique_ptr<Work> MpiCommunicator::reduce_scatter(const torch::Tensor& flat,
   if (shard.numel() != n || shard.scalar_type() != flat.scalar_type())
     throw std::invalid_argument("MPI reduce-scatter: the shard must hold " + std::to_string(n) +
                                 " elements of the input's dtype");
+  const auto* begin = static_cast<const char*>(flat.data_ptr());
+  const auto* at = static_cast<const char*>(shard.data_ptr());
+  if (world_size_ > 1 && at >= begin && at < begin + flat.nbytes())
+    throw std::invalid_argument(
+        "MPI reduce-scatter: the shard must not lie in the input (the ring uses it as scratch)");
   return issue(
       [this, flat, shard]() -> std::unique_ptr<Work> {
         if (world_size_ == 1) {
