@@ -7,6 +7,10 @@
 # with their last process.
 # Usage: source after setting $build and $src (and sourcing script_lib.bash).
 
+# The checkout and the build are on the nodes' shared file system, also when
+# they live under /tmp (a CI's clone): the node shell binds them back.
+export NODE_SHELL_SHARED="$src:$build"
+
 # Skips (exit 77) where the kernel refuses the namespaces (an unprivileged
 # container); everything else of the suite runs there.
 # MULTINODE_REQUIRED=1 (CI here) makes that a failure: the skip must not hide.

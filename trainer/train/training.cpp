@@ -106,8 +106,7 @@ class Trainer {
   const std::unique_ptr<distributed::Communicator> comm_;
   const fs::path run_dir_;
   Watchdog& watchdog_;
-  const Watchdog::Watching
-      watching_;  // comm_: a peer's failure ends the job; no rank hangs in NCCL
+  const Watchdog::Watching watching_;  // comm_: a peer's failure ends the job
   const PreemptionSignals& signals_;
 
   const data::Dataset train_set_;
