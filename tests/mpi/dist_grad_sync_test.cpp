@@ -8,8 +8,8 @@
 
 #include <cmath>
 #include <string>
-#include <thread>
 
+#include "tests/mpi/linear_problem.h"
 #include "tests/mpi/mpi_test_ranks.h"
 #include "trainer/distributed/consistency.h"
 #include "trainer/distributed/grad_sync.h"
@@ -18,9 +18,6 @@
 #include "trainer/model/transformer.h"
 
 namespace {
-
-// 1 + 2 + ... + world: the sum over ranks of (rank + 1).
-double rank_sum() { return world() * (world() + 1) / 2.0; }
 
 TEST(MpiCommunicator, AllreduceSumsEveryDtype) {
   for (auto dtype : {torch::kFloat, torch::kDouble, torch::kLong, torch::kInt}) {
@@ -85,76 +82,6 @@ TEST(MpiCommunicator, ReduceScatterAndAllgatherInPlace) {
     torch::Tensor uneven = torch::zeros({world() * 4 + 1});
     EXPECT_THROW(comm().iallgather_in_place(uneven), std::invalid_argument);
   }
-}
-
-// Collectives started off the main thread (MPI_THREAD_FUNNELED) are queued
-// and started by the main thread's next call, in the order they were queued:
-// rank 0 queues two from another thread and then issues a third on the main
-// thread, while the other ranks issue all three on the main thread. Started
-// in another order, the three (of different sizes) would not match. A
-// blocking collective off the main thread is refused.
-TEST(MpiCommunicator, CollectivesStartedOffTheMainThreadRunInOrder) {
-  torch::Tensor a = torch::full({100}, rank() + 1.0), b = torch::full({7}, 2.0 * (rank() + 1));
-  torch::Tensor c = torch::full({3}, 1.0);
-  std::unique_ptr<distributed::Work> first, second;
-  if (rank() == 0) {
-    std::string refused;
-    std::thread([&] {
-      first = comm().iallreduce_sum(a);
-      second = comm().iallreduce_sum(b);
-      EXPECT_FALSE(first->test());  // not started: nothing to test off the main thread
-      try {
-        comm().barrier();
-      } catch (const std::logic_error& e) {
-        refused = e.what();
-      }
-    }).join();
-    EXPECT_NE(refused.find("off the main thread"), std::string::npos) << refused;
-  } else {
-    first = comm().iallreduce_sum(a);
-    second = comm().iallreduce_sum(b);
-  }
-  comm().allreduce_sum(c);  // on rank 0, the queued two start first
-  second->wait();
-  first->wait();
-  EXPECT_TRUE(torch::equal(a, torch::full({100}, rank_sum())));
-  EXPECT_TRUE(torch::equal(b, torch::full({7}, 2.0 * rank_sum())));
-  EXPECT_TRUE(torch::equal(c, torch::full({3}, static_cast<double>(world()))));
-}
-
-// Parameters of assorted shapes; loss = sum_i <p_i, c_i(rank)>, so the
-// gradient of p_i on a rank is exactly c_i(rank).
-struct LinearProblem {
-  std::vector<torch::Tensor> params;
-  LinearProblem() {
-    for (auto shape : std::vector<std::vector<int64_t>>{{3, 4}, {10}, {7, 2}, {1}, {50}, {2, 2, 2}})
-      params.push_back(torch::zeros(shape, torch::requires_grad()));
-  }
-  // Integer coefficients, different per rank, parameter and micro-batch.
-  torch::Tensor coefficient(size_t i, int r, int micro) const {
-    return torch::arange(params[i].numel())
-        .remainder(5)
-        .add(static_cast<int64_t>(r * 7 + i + 3 * micro))
-        .to(torch::kFloat)
-        .view_as(params[i]);
-  }
-  void backward(int micro, const std::vector<size_t>& used) const {
-    torch::Tensor loss = torch::zeros({});
-    for (size_t i : used) loss = loss + (params[i] * coefficient(i, rank(), micro)).sum();
-    loss.backward();
-  }
-  std::vector<size_t> all() const {
-    std::vector<size_t> v(params.size());
-    for (size_t i = 0; i < v.size(); ++i) v[i] = i;
-    return v;
-  }
-};
-
-distributed::GradSyncOptions options(int64_t bucket_bytes, bool overlap) {
-  distributed::GradSyncOptions o;
-  o.bucket_bytes = bucket_bytes;
-  o.overlap = overlap;
-  return o;
 }
 
 TEST(GradSync, BucketsTakeParametersInReverseOrderUpToTheCap) {
@@ -226,54 +153,6 @@ TEST(GradSync, AccumulatesAndToleratesEmptyMicroBatchesAndUnusedParameters) {
       EXPECT_TRUE(torch::equal(problem.params[i].grad(), expected))
           << "param " << i << ", unused " << unused;
     }
-  }
-}
-
-// Autograd runs CUDA tensors' gradient hooks on its own device thread, not on
-// the thread that called backward: here backward runs on another thread, so
-// the hooks that start buckets do too, and their collectives are queued. The
-// ranks differ in what backward starts: rank 0's last micro-batch leaves out
-// parameter 2, so its buckets from 2's on start only from synchronize() (after
-// the queued ones), and the last rank's last micro-batch is empty, so all of
-// its buckets start from synchronize(). The sums are exact.
-TEST(GradSync, BucketsStartedByHooksOffTheMainThread) {
-  LinearProblem problem;
-  distributed::GradSync sync(problem.params, comm(), options(32, true));
-  const int empty_rank = world() - 1;
-  const size_t left_out = 2;  // by rank 0's last micro-batch
-  const auto used_by = [&](int r, int micro) {
-    std::vector<size_t> used;
-    for (size_t i : problem.all())
-      if (!(r == 0 && micro == 1 && i == left_out)) used.push_back(i);
-    return used;
-  };
-  const auto backward_on_another_thread = [&](int micro) {
-    std::string error;
-    std::thread([&] {
-      try {
-        problem.backward(micro, used_by(rank(), micro));
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-    }).join();
-    EXPECT_EQ(error, "");
-  };
-  sync.zero_grad();
-  sync.prepare(false);
-  backward_on_another_thread(0);
-  sync.prepare(true);
-  if (rank() != empty_rank) backward_on_another_thread(1);
-  sync.synchronize();
-  if (rank() == 0) {
-    EXPECT_GT(sync.stats().started_in_backward, 0);
-  }
-  for (size_t i = 0; i < problem.params.size(); ++i) {
-    torch::Tensor expected = torch::zeros_like(problem.params[i]);
-    for (int r = 0; r < world(); ++r) {
-      expected += problem.coefficient(i, r, 0);
-      if (r != empty_rank && !(r == 0 && i == left_out)) expected += problem.coefficient(i, r, 1);
-    }
-    EXPECT_TRUE(torch::equal(problem.params[i].grad(), expected)) << "param " << i;
   }
 }
 
@@ -401,47 +280,6 @@ void check_sharded(bool node_shared) {
 
 TEST(GradSync, ShardedReduceScatterNormAndAllgather) { check_sharded(/*node_shared=*/false); }
 TEST(GradSync, ShardedThroughNodeSharedMemory) { check_sharded(/*node_shared=*/true); }
-
-// The order of the sum, whatever the node layout: the MPI reduce-scatter (the
-// ranks on other nodes) and the node-shared sum (all on one node) both add
-// shard c as (((x[c+1] + x[c+2]) + ... ) + x[c]). Values of mixed magnitudes
-// make float addition's order visible: the reference, added in that order by
-// hand, differs from the sum in rank order in some elements of rank 0's shard
-// (asserted, so that the comparison could fail), and both paths equal it bitwise.
-TEST(GradSync, SumOrderIsTheRingsOnEveryPath) {
-  const int64_t per_rank = 16 * 64;  // one bucket: a parameter of per_rank * world elements
-  const auto gradient_of = [&](int r) {
-    torch::manual_seed(100 + r);
-    return torch::randn({per_rank * world()}) *
-           torch::pow(10.0, torch::randint(-6, 7, {per_rank * world()}).to(torch::kFloat));
-  };
-  std::vector<torch::Tensor> x;
-  for (int r = 0; r < world(); ++r) x.push_back(gradient_of(r));
-  const int64_t begin = rank() * per_rank;
-  const auto mine = [&](int r) { return x[(r + world()) % world()].narrow(0, begin, per_rank); };
-  torch::Tensor ring_order = mine(rank() + 1).clone();
-  for (int k = 2; k <= world(); ++k) ring_order += mine(rank() + k);
-  torch::Tensor rank_order = mine(0).clone();
-  for (int r = 1; r < world(); ++r) rank_order += mine(r);
-  if (world() > 2 && rank() == 0) {  // (on the last rank the two orders coincide)
-    EXPECT_FALSE(torch::equal(ring_order, rank_order)) << "the values do not show the order";
-  }
-
-  for (bool node_shared : {false, true}) {
-    torch::Tensor param = torch::zeros({per_rank * world()}, torch::requires_grad());
-    auto o = options(1 << 20, true);
-    o.shard = true;
-    o.node_shared = node_shared;
-    distributed::GradSync sync({param}, comm(), o);
-    ASSERT_EQ(sync.node_shared(), node_shared);
-    sync.zero_grad();
-    sync.prepare(true);
-    (param * x[rank()]).sum().backward();
-    sync.synchronize();
-    EXPECT_TRUE(torch::equal(sync.shard_parameters()[0].grad(), ring_order))
-        << "node_shared " << node_shared;
-  }
-}
 
 // On the Transformer itself: bucketed, overlapped gradients equal one plain
 // allreduce of all gradients after backward.

@@ -9,3 +9,5 @@ inline distributed::MpiCommunicator& comm() {
 }
 inline int rank() { return comm().rank(); }
 inline int world() { return comm().world_size(); }
+// 1 + 2 + ... + world: the sum over ranks of (rank + 1).
+inline double rank_sum() { return world() * (world() + 1) / 2.0; }
