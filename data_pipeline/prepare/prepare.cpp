@@ -23,8 +23,6 @@
 
 namespace data {
 
-namespace {
-
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -67,6 +65,8 @@ void check_options(const PrepareOptions& options) {
     throw std::invalid_argument("train size must be at least 1");
   }
 }
+
+namespace {
 
 // One split: its pairs (streamed) and the files they came from.
 struct Split {
@@ -168,8 +168,15 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
   };
   const auto [begin, end] = ranks.range(pairs.size());
   Progress progress(ranks, split, end - begin);
+  const bool capped = split == "train" && !is_synthetic_task(options.task);  // as cleaning is
   pairs.read(begin, end, report, [&](SentencePair& pair) {
-    shard.src.append(tokenizers.src->encode(pair.src));
+    std::vector<int32_t> src = tokenizers.src->encode(pair.src);
+    std::vector<int32_t> tgt;
+    if (attrs.num_labels == 0) tgt = tokenizers.tgt->encode(pair.tgt);
+    if (capped && !within_token_cap(static_cast<int64_t>(src.size()),
+                                    static_cast<int64_t>(tgt.size()), options.cleaning, report))
+      return;
+    shard.src.append(src);
     if (attrs.num_labels > 0) {
       const int32_t label = labels.id(pair.tgt);
       if (label < 0)
@@ -177,7 +184,7 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
       shard.tgt.append({});
       shard.labels.push_back(label);
     } else {
-      shard.tgt.append(tokenizers.tgt->encode(pair.tgt));
+      shard.tgt.append(tgt);
     }
     shard.ids.push_back(pair.id);
     if (shard.size() == options.shard_size ||
@@ -242,7 +249,9 @@ json describe(const PrepareOptions& options) {
                       {"cleaning",
                        {{"min_words", options.cleaning.min_words},
                         {"max_words", options.cleaning.max_words},
-                        {"max_ratio", options.cleaning.max_ratio}}}});
+                        {"max_ratio", options.cleaning.max_ratio},
+                        {"max_bytes", options.cleaning.max_bytes},
+                        {"max_tokens", options.cleaning.max_tokens}}}});
     if (options.tokenizer == "spm") {
       described.update({{"spm_model", options.spm_model.string()},
                         {"spm_model_type", options.spm.model_type},
@@ -324,9 +333,11 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const launch:
       manifest.splits[split].shards = publish_shards(dir, split, shard_lists);
       if (split == "train" && !is_synthetic_task(options.task)) {
         logging::info(
-            "train: cleaning kept {} examples; dropped {} empty, {} too short, {} too long, "
-            "{} over the length ratio",
-            cleaning.kept, cleaning.empty, cleaning.too_short, cleaning.too_long, cleaning.ratio);
+            "train: cleaning kept {} examples; dropped {} empty, {} over {} bytes, {} too short, "
+            "{} too long, {} over the length ratio, {} over {} tokens",
+            cleaning.kept, cleaning.empty, cleaning.too_many_bytes, options.cleaning.max_bytes,
+            cleaning.too_short, cleaning.too_long, cleaning.ratio, cleaning.too_many_tokens,
+            options.cleaning.max_tokens);
         manifest.prepare["cleaning"] = cleaning.to_json();
       }
       if (manifest.splits[split].shards.empty())

@@ -94,6 +94,10 @@ inline bool is_classification_task(const std::string& task) {
   return task == "classify" || task == "majority";
 }
 
+// Throws std::invalid_argument naming the first option that is missing or out
+// of range (the task, sizes, files a task needs, tokenizer settings).
+void check_options(const PrepareOptions& options);
+
 // Builds the dataset and returns its manifest. Throws std::runtime_error or
 // std::invalid_argument with a message naming the file or option at fault.
 Manifest prepare_dataset(const PrepareOptions& options);

@@ -13,7 +13,7 @@
 //                --train-tsv train.tsv [--valid-tsv valid.tsv] [--test-tsv test.tsv]
 //
 // What it writes is described in data_pipeline/prepare/prepare.h. Errors are printed
-// with the file or option at fault and give exit status 1.
+// with the file or option at fault and give exit status 1; a bad command line, 2.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -159,6 +159,15 @@ int main(int argc, char** argv) {
           "--clean-ratio", options.cleaning.max_ratio,
           "drop training pairs whose word counts differ by more than this factor (0 = off)")
       ->capture_default_str();
+  text->add_option("--clean-max-bytes", options.cleaning.max_bytes,
+                   "drop training pairs with a side longer than this (bytes; 0 = no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  text->add_option("--clean-max-tokens", options.cleaning.max_tokens,
+                   "drop training pairs with a side of more tokens than this once encoded "
+                   "(0 = no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   text->add_option("--spm-model-type", options.spm.model_type, "spm: bpe or unigram")
       ->check(CLI::IsMember({"bpe", "unigram"}))
       ->capture_default_str();
@@ -176,12 +185,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return process.is_main() ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
+    if (process.is_main()) app.exit(e);     // prints the help, or the error
+    return e.get_exit_code() == 0 ? 0 : 2;  // CLI11's own codes (105, 109, ...): bad usage, 2
   }
   options.command = command_line(argc, argv);
   options.shard_bytes = shard_mb << 20;
 
-  try {
+  try {  // the command line's own consistency: a usage error, 2
     check_misplaced({{synthetic, {"copy", "reverse", "majority"}},
                      {majority, {"majority"}},
                      {parallel, {"text"}},
@@ -197,6 +207,12 @@ int main(int argc, char** argv) {
       }
       if (!pair.src.empty()) options.text[split] = pair;
     }
+    data::check_options(options);
+  } catch (const std::exception& e) {
+    logging::error("prepare_data: {}", e.what());
+    return 2;
+  }
+  try {
     const data::Manifest manifest = data::prepare_dataset(options);
     if (process.is_main()) print_summary(options, manifest);
   } catch (const std::exception& e) {

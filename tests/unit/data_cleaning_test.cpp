@@ -74,6 +74,45 @@ TEST(Cleaning, MinimumWordsAndNoLimits) {
   EXPECT_EQ(lines, std::vector<int64_t>{1});
 }
 
+// A line of one very long "word" passes the word rules; the byte cap drops
+// it (on either side, a single sentence too), counted apart.
+TEST(Cleaning, ByteCapDropsALongLineOfOneWord) {
+  const std::string blob(5000, 'x');  // one word of 5000 bytes
+  data::ParallelText text{{"ein Haus", blob, "klein"}, {"a house", "x", blob + " y"}};
+  data::CleaningOptions options;
+  options.max_bytes = 4096;
+  data::CleaningReport report;
+  EXPECT_EQ(clean(text, options, report), std::vector<int64_t>{0});
+  EXPECT_EQ(report.too_many_bytes, 2);
+  EXPECT_EQ(report.too_long + report.ratio, 0) << "one word: the word rules let it pass";
+  EXPECT_EQ(report.to_json()["dropped"]["too_many_bytes"], 2);
+
+  std::string line = blob;
+  EXPECT_FALSE(data::clean_text(line, options, report));
+  EXPECT_EQ(report.too_many_bytes, 3);
+  std::string exactly(4096, 'y');  // the cap itself is allowed
+  EXPECT_TRUE(data::clean_text(exactly, options, report));
+  options.max_bytes = 0;  // no limit
+  line = blob;
+  EXPECT_TRUE(data::clean_text(line, options, report));
+}
+
+// The token cap judges an encoded example: a kept one over the cap moves
+// from kept to too_many_tokens.
+TEST(Cleaning, TokenCapMovesAnExampleFromKept) {
+  data::CleaningOptions options;
+  options.max_tokens = 10;
+  data::CleaningReport report;
+  report.kept = 3;
+  EXPECT_TRUE(data::within_token_cap(10, 10, options, report));
+  EXPECT_FALSE(data::within_token_cap(3, 11, options, report));
+  EXPECT_FALSE(data::within_token_cap(11, 0, options, report));
+  EXPECT_EQ(report.kept, 1);
+  EXPECT_EQ(report.too_many_tokens, 2);
+  options.max_tokens = 0;
+  EXPECT_TRUE(data::within_token_cap(1 << 20, 1 << 20, options, report));
+}
+
 class CleaningText : public test_util::TempDirTest {};
 
 // A text source streams the pairs of a line range, cleaned, with input lines as ids.

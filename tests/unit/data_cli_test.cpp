@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "tests/test_paths.h"
 #include "tests/unit/run_command.h"
@@ -38,9 +39,10 @@ class DataCli : public test_util::TempDirTest {
     return (dir_ / name).string();
   }
 
-  // Status 1 and every one of `mentions` in the output.
-  static void expect_failure(const Result& result, const std::vector<std::string>& mentions) {
-    EXPECT_EQ(result.status, 1) << result.output;
+  // Status 1 (2: a usage error) and every one of `mentions` in the output.
+  static void expect_failure(const Result& result, const std::vector<std::string>& mentions,
+                             int status = 1) {
+    EXPECT_EQ(result.status, status) << result.output;
     for (const auto& mention : mentions) {
       EXPECT_NE(result.output.find(mention), std::string::npos)
           << "'" << mention << "' not in: " << result.output;
@@ -89,6 +91,31 @@ TEST_F(DataCli, EmptyInputIsRefused) {
       {src, "empty"});
 }
 
+// A line of one 5 MB "word" passes the word rules; the byte cap drops it. A
+// 2000-character line of 1000 words of 1 letter is 1999 characters, over the
+// token cap once the char tokenizer encodes it. Both are counted in the
+// summary and the manifest; the ordinary pairs are kept.
+TEST_F(DataCli, LongLinesAreDroppedAndCounted) {
+  std::string words;  // "a a a ...": 1000 words, 1999 bytes and characters
+  for (int i = 0; i < 1000; ++i) words += i == 0 ? "a" : " a";
+  const std::string blob(5 << 20, 'x');
+  const auto src = text_file("train.de", "ein Haus\n" + blob + "\n" + words + "\nklein\n");
+  const auto tgt = text_file("train.en", "a house\nx\n" + words + "\nsmall\n");
+  const auto result =
+      prepare_data("--task text --vocab char --out " + out_ + " --train-src " + src +
+                   " --train-tgt " + tgt + " --clean-max-words 0 --clean-ratio 0");
+  ASSERT_EQ(result.status, 0) << result.output;
+  EXPECT_NE(result.output.find("kept 2 examples; dropped 0 empty, 1 over 4096 bytes"),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("1 over 1024 tokens"), std::string::npos) << result.output;
+  std::ifstream manifest(fs::path(out_) / "manifest.json");
+  const auto cleaning = nlohmann::json::parse(manifest).at("prepare").at("cleaning");
+  EXPECT_EQ(cleaning.at("kept"), 2);
+  EXPECT_EQ(cleaning.at("dropped").at("too_many_bytes"), 1);
+  EXPECT_EQ(cleaning.at("dropped").at("too_many_tokens"), 1);
+}
+
 TEST_F(DataCli, ExistingOutputNeedsForce) {
   fs::create_directories(out_);
   text_file("dataset/keep.txt", "precious");
@@ -106,7 +133,7 @@ TEST_F(DataCli, ExistingOutputNeedsForce) {
 TEST_F(DataCli, MalformedNumberIsAUsageErrorNotACrash) {
   for (const std::string value : {"abc", "-1"}) {
     const auto result = prepare_data("--task copy --out " + out_ + " --shard-mb " + value);
-    EXPECT_GT(result.status, 0) << result.output;  // a usage error, not a signal (-1)
+    EXPECT_EQ(result.status, 2) << result.output;  // a usage error, not CLI11's 105
     EXPECT_NE(result.output.find("--shard-mb: Value " + value + " not in range 0 to 1048576"),
               std::string::npos)
         << result.output;
@@ -117,21 +144,21 @@ TEST_F(DataCli, MalformedNumberIsAUsageErrorNotACrash) {
 TEST_F(DataCli, OptionsOfTheOtherTaskAreRefused) {
   const auto src = text_file("train.de", "a\n");
   expect_failure(prepare_data("--task copy --out " + out_ + " --train-src " + src),
-                 {"--train-src", "--task copy"});
+                 {"--train-src", "--task copy"}, 2);
   expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src),
-                 {"--train-src", "--train-tgt"});
+                 {"--train-src", "--train-tgt"}, 2);
   expect_failure(
       prepare_data("--task classify --out " + out_ + " --train-tsv " + src + " --train-src " + src),
-      {"--train-src does not apply to --task classify"});
+      {"--train-src does not apply to --task classify"}, 2);
   expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src +
                               " --train-tgt " + src + " --valid-tsv " + src),
-                 {"--valid-tsv does not apply to --task text"});
+                 {"--valid-tsv does not apply to --task text"}, 2);
   expect_failure(prepare_data("--task copy --out " + out_ + " --classes 3"),
-                 {"--classes does not apply to --task copy"});
+                 {"--classes does not apply to --task copy"}, 2);
   expect_failure(prepare_data("--task majority --out " + out_ + " --vocab char"),
-                 {"--vocab does not apply to --task majority"});
+                 {"--vocab does not apply to --task majority"}, 2);
   expect_failure(prepare_data("--task classify --out " + out_ + " --valid-tsv " + src),
-                 {"--train-tsv"});
+                 {"--train-tsv"}, 2);
   expect_only({"train.de"});
 }
 
