@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "trainer/config/run_config.h"
 
@@ -57,6 +58,67 @@ TEST(RunConfig, ResolvedTomlReadsBackTheSame) {
   EXPECT_EQ(again.to_toml(), opts.to_toml());
   EXPECT_DOUBLE_EQ(again.config().model.dropout, 0.25);
   EXPECT_EQ(again.config().run.name, "x y");
+}
+
+// Relative data.dir and run.out_dir are made absolute against the working
+// directory, so the saved config.toml means the same from anywhere.
+TEST(RunConfig, RelativePathsBecomeAbsoluteAgainstTheWorkingDirectory) {
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  parse(opts, app, {"--data.dir", "data/./x/", "--run.out_dir", "../runs"});
+  const auto cwd = std::filesystem::current_path();
+  EXPECT_EQ(opts.config().data.dir, (cwd / "data" / "x").string());
+  EXPECT_EQ(opts.config().run.out_dir, (cwd.parent_path() / "runs").string());
+  EXPECT_NE(opts.to_toml().find("dir = \"" + (cwd / "data" / "x").string() + "\""),
+            std::string::npos)
+      << opts.to_toml();
+  CLI::App app2;
+  config::RunConfigOptions absolute(app2);
+  parse(absolute, app2, {"--data.dir", "/srv/data/x"});
+  EXPECT_EQ(absolute.config().data.dir, "/srv/data/x") << "an absolute path stays as given";
+}
+
+// evaluate's option names work for the trainer's settings too.
+TEST(RunConfig, ThreadsAndDeviceAreAlsoPlainOptions) {
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  parse(opts, app, {"--threads", "3", "--device", "cpu"});
+  EXPECT_EQ(opts.config().train.threads, 3);
+  EXPECT_EQ(opts.config().train.device, "cpu");
+}
+
+// --help shows each key's type or allowed values and its default.
+TEST(RunConfig, HelpShowsTypesAllowedValuesAndDefaults) {
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  const std::string help = app.help();
+  for (const char* shown :
+       {"--model.d_model INT=512", "--model.norm {pre,post}=pre", "--optim.lr FLOAT=2.0",
+        "--dist.overlap BOOL=true", "--data.dir TEXT=data/default",
+        "--train.threads,--threads INT=0", "{noam,inverse_sqrt,constant}=noam"})
+    EXPECT_NE(help.find(shown), std::string::npos) << "'" << shown << "' not in:\n" << help;
+}
+
+// The reference has one row per key, with its values and default; a key
+// that is bound but missing from it would be a key the documentation lacks.
+TEST(RunConfig, ReferenceListsEveryKeyWithItsDefault) {
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  const std::string reference = opts.reference();
+  for (const char* row : {"## [model]", "| `model.d_model` | INT | `512` | model width d_model |",
+                          "| `model.norm` | `pre`, `post` | `pre` |",
+                          "| `optim.schedule` | `noam`, `inverse_sqrt`, "
+                          "`constant` | `noam` |",
+                          "(command line: also --threads)"})
+    EXPECT_NE(reference.find(row), std::string::npos) << "'" << row << "' not in:\n" << reference;
+  size_t rows = 0;
+  for (size_t at = reference.find("\n| `"); at != std::string::npos;
+       at = reference.find("\n| `", at + 1))
+    ++rows;
+  size_t keys = 0;  // "key = value" lines of the resolved TOML: one per key
+  std::istringstream toml(opts.to_toml());
+  for (std::string line; std::getline(toml, line);) keys += line.find(" = ") != std::string::npos;
+  EXPECT_EQ(rows, keys);
 }
 
 void expect_error(const std::vector<std::string>& args, const std::string& needle) {

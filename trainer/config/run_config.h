@@ -89,9 +89,12 @@ RunConfig read_run_config(const std::string& toml_path);
 class RunConfigOptions {
  public:
   explicit RunConfigOptions(CLI::App& app);
-  void resolve();  // file, then command line, then validate()
+  // File, then command line, then validate(); data.dir and run.out_dir made
+  // absolute (against the working directory).
+  void resolve();
   const RunConfig& config() const { return config_; }
   std::string to_toml() const { return schema_.to_toml(); }
+  std::string reference() const;  // docs/configuration.md: how keys are given, then every key
 
   RunConfigOptions(const RunConfigOptions&) = delete;  // the schema points into config_
   RunConfigOptions& operator=(const RunConfigOptions&) = delete;

@@ -34,25 +34,37 @@ std::string type_name(const Field& field) {
 
 }  // namespace
 
-void Schema::add_entry(Entry entry) {
-  if (entry.key.find('.') == std::string::npos)
-    throw std::logic_error("config key without a section: " + entry.key);
-  if (find(entry.key)) throw std::logic_error("config key registered twice: " + entry.key);
+void Schema::add_entry(const std::string& key, Field field, const std::string& help,
+                       std::vector<std::string> choices) {
+  if (key.find('.') == std::string::npos)
+    throw std::logic_error("config key without a section: " + key);
+  if (find(key)) throw std::logic_error("config key registered twice: " + key);
+  Entry entry;
+  entry.key = key;
+  entry.field = std::move(field);
+  entry.help = help;
+  entry.choices = std::move(choices);
   entries_.push_back(std::move(entry));
 }
 
 void Schema::add(const std::string& key, int64_t* field, const std::string& help) {
-  add_entry({key, field, help, {}, {}, false});
+  add_entry(key, field, help);
 }
 void Schema::add(const std::string& key, double* field, const std::string& help) {
-  add_entry({key, field, help, {}, {}, false});
+  add_entry(key, field, help);
 }
 void Schema::add(const std::string& key, bool* field, const std::string& help) {
-  add_entry({key, field, help, {}, {}, false});
+  add_entry(key, field, help);
 }
 void Schema::add(const std::string& key, std::string* field, const std::string& help,
                  std::vector<std::string> choices) {
-  add_entry({key, field, help, std::move(choices), {}, false});
+  add_entry(key, field, help, std::move(choices));
+}
+
+void Schema::add_alias(const std::string& key, const std::string& option) {
+  Entry* entry = find(key);
+  if (!entry) throw std::logic_error("alias " + option + " for an unknown config key " + key);
+  entry->alias = option;
 }
 
 Schema::Entry* Schema::find(const std::string& key) {
@@ -161,8 +173,11 @@ void Schema::load_toml(const std::string& path) {
 
 void Schema::add_to_cli(CLI::App& app) {
   for (auto& entry : entries_) {
+    const std::string names = "--" + entry.key + (entry.alias.empty() ? "" : "," + entry.alias);
     // Given twice, the last one wins (a script's defaults, then the user's override).
-    app.add_option("--" + entry.key, entry.cli_value, entry.help)
+    app.add_option(names, entry.cli_value, entry.help)
+        ->type_name(type_label(entry))
+        ->default_str(value_text(entry.field))
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
         ->group("[" + section_of(entry.key) + "]")
         ->each([&entry](const std::string&) { entry.on_cli = true; });
@@ -174,6 +189,34 @@ void Schema::apply_cli() {
     if (entry.on_cli) set_from_text(entry, entry.cli_value, "command line option --" + entry.key);
 }
 
+std::string Schema::value_text(const Field& field) {
+  return std::visit(
+      [](const auto& f) -> std::string {
+        using T = std::decay_t<decltype(f)>;
+        if constexpr (std::is_same_v<T, Named>)
+          return f.get();
+        else if constexpr (std::is_same_v<T, std::string*>)
+          return *f;
+        else if constexpr (std::is_same_v<T, bool*>)
+          return *f ? "true" : "false";
+        else if constexpr (std::is_same_v<T, double*>)
+          return format_double(*f);
+        else
+          return std::to_string(*f);
+      },
+      field);
+}
+
+std::string Schema::type_label(const Entry& entry) {
+  if (!entry.choices.empty()) {
+    std::string label;
+    for (const auto& c : entry.choices) label += (label.empty() ? "{" : ",") + c;
+    return label + "}";
+  }
+  static const char* labels[] = {"INT", "FLOAT", "BOOL", "TEXT", "NAME"};
+  return labels[entry.field.index()];
+}
+
 std::string Schema::to_toml() const {
   std::ostringstream out;
   std::string current;
@@ -183,23 +226,41 @@ std::string Schema::to_toml() const {
       out << (current.empty() ? "" : "\n") << "[" << section << "]\n";
       current = section;
     }
+    const bool quoted = std::holds_alternative<std::string*>(entry.field) ||
+                        std::holds_alternative<Named>(entry.field);
     out << name_of(entry.key) << " = ";
-    std::visit(
-        [&](const auto& field) {
-          using T = std::decay_t<decltype(field)>;
-          if constexpr (std::is_same_v<T, Named>)
-            out << std::quoted(field.get());
-          else if constexpr (std::is_same_v<T, std::string*>)
-            out << std::quoted(*field);
-          else if constexpr (std::is_same_v<T, bool*>)
-            out << (*field ? "true" : "false");
-          else if constexpr (std::is_same_v<T, double*>)
-            out << format_double(*field);
-          else
-            out << *field;
-        },
-        entry.field);
+    if (quoted)
+      out << std::quoted(value_text(entry.field));
+    else
+      out << value_text(entry.field);
     out << "\n";
+  }
+  return out.str();
+}
+
+std::string Schema::to_markdown() const {
+  std::ostringstream out;
+  std::string current;
+  for (const auto& entry : entries_) {
+    const std::string section = section_of(entry.key);
+    if (section != current) {
+      out << "\n## [" << section << "]\n\n"
+          << "| key | type or values | default | meaning |\n|---|---|---|---|\n";
+      current = section;
+    }
+    std::string meaning;  // the help, '|' and '<' escaped (a table cell, not HTML)
+    for (const char c : entry.help) {
+      if (c == '|' || c == '<') meaning += '\\';
+      meaning += c;
+    }
+    if (!entry.alias.empty()) meaning += " (command line: also " + entry.alias + ")";
+    std::string values = type_label(entry);
+    if (!entry.choices.empty()) {
+      values.clear();
+      for (const auto& c : entry.choices) values += (values.empty() ? "`" : ", `") + c + "`";
+    }
+    out << "| `" << entry.key << "` | " << values << " | `" << value_text(entry.field) << "` | "
+        << meaning << " |\n";
   }
   return out.str();
 }
