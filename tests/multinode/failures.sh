@@ -53,7 +53,7 @@ finish
 [ "$(grep -c "preempted: checkpoint of step" usr1.log)" = 1 ] || fail "no preemption message" usr1.log
 ! grep -q "exited on signal" usr1.log || fail "a rank was killed by a signal" usr1.log
 saved=$(readlink runs/usr1/checkpoints/latest)
-trainer_nodes usr1 "${opts[@]}" --resume auto || fail "resume after SIGUSR1" usr1.log
+trainer_nodes usr1 "${opts[@]}" --resume latest || fail "resume after SIGUSR1" usr1.log
 grep -q "resuming from .*$saved" usr1.log || fail "did not resume from $saved" usr1.log
 "$python" - <<'PY' || fail "the resumed run differs from the uninterrupted one"
 import torch

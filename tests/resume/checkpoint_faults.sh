@@ -32,7 +32,7 @@ for damage in truncate flip; do
     printf "$(printf '\\%03o' $(( 255 - byte )))" |
       dd of="$file" bs=1 seek="$offset" conv=notrunc status=none
   fi
-  expect_failure "$damage" "checkpoint fails verification: .*model.pt does not match" "${opts[@]}" \
+  expect_failure "$damage" "checkpoint .*step_00000006 fails verification: .*model.pt does not match" "${opts[@]}" \
     --resume "runs/$damage/checkpoints/step_00000006"
   trainer_run "$damage" 1 "${opts[@]}" --train.max_steps 8 --resume auto || fail "$damage: resume" "$damage.log"
   grep -q "skipping checkpoint .*step_00000006: .*model.pt does not match" "$damage.log" \

@@ -2,7 +2,7 @@
 # Preemption and failures on a 2-rank run (dropout on), each compared with an
 # uninterrupted run of the same config:
 #   - SIGUSR1 to one rank: all ranks save at the same step, exit 75; resuming
-#     (--resume auto) ends bitwise equal, with the same metrics.jsonl;
+#     (--resume latest) ends bitwise equal, with the same metrics.jsonl;
 #   - two SIGTERMs to one rank: it exits at once; no checkpoint left corrupt;
 #   - SIGKILL to one rank: the job ends within 60 s, non-zero; the previous
 #     checkpoint verifies and resuming from it ends bitwise equal;
@@ -62,7 +62,7 @@ saved=$(readlink runs/usr1/checkpoints/latest)
 [ "$saved" != step_00000400 ] || fail "the run ended before the signal arrived" usr1.log
 grep -q "preempted: checkpoint of step" usr1.log || fail "no preemption message" usr1.log
 every_checkpoint_verifies usr1
-trainer_run usr1 2 "${opts[@]}" --resume auto || fail "resume after SIGUSR1" usr1.log
+trainer_run usr1 2 "${opts[@]}" --resume latest || fail "resume after SIGUSR1" usr1.log
 grep -q "resuming from .*$saved" usr1.log || fail "did not resume from $saved" usr1.log
 same_as_reference usr1
 
@@ -73,7 +73,7 @@ kill -TERM "$rank"; sleep 0.01; kill -TERM "$rank" 2>/dev/null || true  # (back 
 finish
 [ "$code" = 143 ] || fail "two SIGTERMs: exit code $code, expected 143 (128 + SIGTERM)" term2.log
 every_checkpoint_verifies term2
-trainer_run term2 2 "${opts[@]}" --resume auto || fail "resume after two SIGTERMs" term2.log
+trainer_run term2 2 "${opts[@]}" --resume latest || fail "resume after two SIGTERMs" term2.log
 same_as_reference term2
 
 # ---- SIGKILL: the job ends, the last checkpoint is intact ----------------
@@ -85,7 +85,7 @@ took=$(( $(date +%s) - begin ))
 [ "$code" != 0 ] || fail "SIGKILL: exit code 0" kill.log
 [ "$took" -le 60 ] || fail "SIGKILL: the job took $took s to end" kill.log
 every_checkpoint_verifies kill
-trainer_run kill 2 "${opts[@]}" --resume auto || fail "resume after SIGKILL" kill.log
+trainer_run kill 2 "${opts[@]}" --resume latest || fail "resume after SIGKILL" kill.log
 same_as_reference kill
 echo "SIGKILL of one rank: job ended in $took s with exit code $code"
 

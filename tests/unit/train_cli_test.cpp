@@ -63,6 +63,31 @@ TEST_F(TrainCli, EvaluateNumbersOutOfRangeSayWhatIsWanted) {
       << penalty.output;
 }
 
+// docs/configuration.md is the trainer's own reference, so it cannot drift
+// from the keys, defaults and values the trainer accepts. After a change to
+// the config: build/bin/trainer --config-reference > docs/configuration.md
+TEST_F(TrainCli, ConfigurationReferenceIsTheTrainersOwn) {
+  const auto printed =
+      test_util::run_command(std::string(test_paths::kBinDir) + "/trainer --config-reference " +
+                             "2>/dev/null > " + (dir_ / "reference.md").string());
+  ASSERT_EQ(printed.status, 0) << printed.output;
+  const auto read = [](const fs::path& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string documented = read(fs::path(test_paths::kSourceDir) / "docs/configuration.md");
+  EXPECT_EQ(read(dir_ / "reference.md"), documented)
+      << "docs/configuration.md is out of date: regenerate it with trainer --config-reference";
+}
+
+TEST_F(TrainCli, TrainerHelpShowsDefaultsAndValues) {
+  const auto help = program("trainer", "--help");
+  ASSERT_EQ(help.status, 0) << help.output;
+  for (const char* shown : {"--model.d_model INT=512", "--model.norm {pre,post}=pre",
+                            "--resume latest|best|none|DIR=latest"})
+    EXPECT_NE(help.output.find(shown), std::string::npos) << shown << " not in " << help.output;
+}
+
 TEST_F(TrainCli, MissingConfigFileIsNamed) {
   expect_failure(program("trainer", "--config " + (dir_ / "nope.toml").string()), "nope.toml");
 }

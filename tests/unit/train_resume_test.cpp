@@ -44,6 +44,7 @@ std::string logged_by(Action&& action) {
 // ---- does a checkpoint fit? ------------------------------------------------
 
 const char* const kSha = "1111111111111111111111111111111111111111111111111111111111111111";
+const char* const kCheckpoint = "runs/x/checkpoints/step_00000004";
 
 // A resolved config as the trainer writes it, with one line replaced.
 std::string config(const std::string& from = "", const std::string& to = "") {
@@ -70,18 +71,23 @@ nlohmann::json saved_state(const std::string& toml = config()) {
 }
 
 TEST(ResumeCompatible, TheSameConfigFitsSilently) {
-  EXPECT_EQ(logged_by([] { train::check_resume_compatible(saved_state(), config(), kSha); }), "");
+  EXPECT_EQ(
+      logged_by([] { train::check_resume_compatible(kCheckpoint, saved_state(), config(), kSha); }),
+      "");
 }
 
 TEST(ResumeCompatible, AnotherModelShapeIsRefusedNamingTheField) {
   expect_mentions(error_of([] {
-                    train::check_resume_compatible(saved_state(), config("d_ff = 64", "d_ff = 128"),
-                                                   kSha);
+                    train::check_resume_compatible(kCheckpoint, saved_state(),
+                                                   config("d_ff = 64", "d_ff = 128"), kSha);
                   }),
-                  {"model differs from the config: model.d_ff = 64 in the checkpoint, 128 now"});
+                  {"cannot resume from " + std::string(kCheckpoint),
+                   "model differs from the config: model.d_ff = 64 in the checkpoint, 128 now",
+                   "another --run.name", "--resume none"});
   expect_mentions(error_of([] {
-                    train::check_resume_compatible(
-                        saved_state(), config("norm = \"pre\"", "norm = \"post\""), kSha);
+                    train::check_resume_compatible(kCheckpoint, saved_state(),
+                                                   config("norm = \"pre\"", "norm = \"post\""),
+                                                   kSha);
                   }),
                   {"model.norm = 'pre' in the checkpoint, 'post' now"});
 }
@@ -89,15 +95,17 @@ TEST(ResumeCompatible, AnotherModelShapeIsRefusedNamingTheField) {
 TEST(ResumeCompatible, AModelKeyTheCheckpointLacksIsRefused) {
   expect_mentions(error_of([] {
                     train::check_resume_compatible(
-                        saved_state(), config("heads = 4\n", "heads = 4\nmax_positions = 128\n"),
-                        kSha);
+                        kCheckpoint, saved_state(),
+                        config("heads = 4\n", "heads = 4\nmax_positions = 128\n"), kSha);
                   }),
                   {"model.max_positions = (absent) in the checkpoint, 128 now"});
 }
 
 TEST(ResumeCompatible, AChangedOptimizerSettingIsAllowedWithAWarning) {
-  const std::string log = logged_by(
-      [] { train::check_resume_compatible(saved_state(), config("lr = 0.5", "lr = 0.25"), kSha); });
+  const std::string log = logged_by([] {
+    train::check_resume_compatible(kCheckpoint, saved_state(), config("lr = 0.5", "lr = 0.25"),
+                                   kSha);
+  });
   expect_mentions(log, {"resuming with optim.lr = 0.25 (the checkpoint was trained with 0.5)"});
   EXPECT_EQ(log.find("schedule"), std::string::npos) << "only the changed key is named: " << log;
 }
@@ -111,7 +119,7 @@ TEST(ResumeCompatible, ChangedDataAndRunSettingsWarnExceptWhereTheRunLives) {
              {"out_dir = \"runs\"", "out_dir = \"/elsewhere/runs\""},
              {"dir = \"data/a\"", "dir = \"/elsewhere/data\""},
              {"max_steps = 6", "max_steps = 60"}})
-      train::check_resume_compatible(saved_state(), config(from, to), kSha);
+      train::check_resume_compatible(kCheckpoint, saved_state(), config(from, to), kSha);
   });
   expect_mentions(log,
                   {"resuming with data.batch_tokens = 600 (the checkpoint was trained with 300)",
@@ -122,8 +130,10 @@ TEST(ResumeCompatible, ChangedDataAndRunSettingsWarnExceptWhereTheRunLives) {
 
 TEST(ResumeCompatible, AnotherDatasetIsRefusedNamingBothHashes) {
   const std::string other(64, '2');
-  expect_mentions(error_of([&] { train::check_resume_compatible(saved_state(), config(), other); }),
-                  {"another dataset", kSha, other});
+  expect_mentions(error_of([&] {
+                    train::check_resume_compatible(kCheckpoint, saved_state(), config(), other);
+                  }),
+                  {kCheckpoint, "another dataset", kSha, other, "another --run.name"});
 }
 
 // ---- which checkpoint? --------------------------------------------------------
@@ -149,13 +159,23 @@ TEST_F(ChooseCheckpoint, NoneIsAFreshStart) {
   EXPECT_EQ(train::choose_checkpoint(checkpoints(), "none"), "");
 }
 
-TEST_F(ChooseCheckpoint, AutoWithoutCheckpointsIsAFreshStart) {
-  EXPECT_EQ(train::choose_checkpoint(checkpoints(), "auto"), "");
+TEST_F(ChooseCheckpoint, LatestWithoutCheckpointsIsAFreshStart) {
+  EXPECT_EQ(train::choose_checkpoint(checkpoints(), "latest"), "");
+  EXPECT_EQ(train::choose_checkpoint(checkpoints(), "auto"), "") << "latest's former name";
+}
+
+TEST_F(ChooseCheckpoint, BestIsTheMarkedOneAndMustExist) {
+  expect_mentions(error_of([&] { train::choose_checkpoint(checkpoints(), "best"); }),
+                  {"--resume best", "checkpoints/best"});
+  const std::string two = save(2);
+  save(4);
+  checkpoints().mark_best(two);
+  EXPECT_EQ(train::choose_checkpoint(checkpoints(), "best"), two);
 }
 
 TEST_F(ChooseCheckpoint, AutoTakesTheNewestThatVerifiesAndWarnsAboutTheOthers) {
   const std::string two = save(2), four = save(4), six = save(6);
-  EXPECT_EQ(train::choose_checkpoint(checkpoints(), "auto"), six);
+  EXPECT_EQ(train::choose_checkpoint(checkpoints(), "latest"), six);
   damage(six);
   std::string chosen;
   const std::string log =
@@ -175,12 +195,15 @@ TEST_F(ChooseCheckpoint, ANamedCheckpointMustVerify) {
   save(4);
   EXPECT_EQ(train::choose_checkpoint(checkpoints(), two), two) << "a named one, not the newest";
   damage(two);
-  expect_mentions(
-      error_of([&] { train::choose_checkpoint(checkpoints(), two); }),
-      {"--resume " + two + ": checkpoint fails verification", "model.pt does not match"});
+  expect_mentions(error_of([&] { train::choose_checkpoint(checkpoints(), two); }),
+                  {"--resume " + two + ": checkpoint " + two + " fails verification",
+                   "model.pt does not match"});
   const std::string missing = (dir_ / "run" / "checkpoints" / "step_00000009").string();
   expect_mentions(error_of([&] { train::choose_checkpoint(checkpoints(), missing); }),
-                  {"--resume " + missing, "SHA256SUMS is missing"});
+                  {"--resume " + missing, "does not exist"});
+  const std::string file = two + "/model.pt";
+  expect_mentions(error_of([&] { train::choose_checkpoint(checkpoints(), file); }),
+                  {"--resume " + file, "is a file, not a checkpoint directory"});
 }
 
 }  // namespace

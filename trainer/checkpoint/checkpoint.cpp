@@ -128,12 +128,22 @@ std::string Checkpoints::resolve(const std::string& which) const {
   if (which == "latest" || which == "best") {
     const std::string target = resolve_link(which);
     if (target.empty())
-      throw std::runtime_error("no checkpoint: " + (fs::path(dir_) / which).string() +
-                               " does not exist");
+      throw std::runtime_error(
+          "no " + which + " checkpoint: " + (fs::path(dir_) / which).string() + " does not exist" +
+          (which == "best" ? " (the best is marked by validation: train.valid_every > 0)"
+                           : " (the run has saved no checkpoint yet)"));
     return target;
   }
+  const std::string example = (fs::path(dir_) / "step_00001000").string();
+  if (fs::exists(which) && !fs::is_directory(which))
+    throw std::runtime_error(which +
+                             " is a file, not a checkpoint directory (one holds model.pt, "
+                             "optimizer.pt, state.json and SHA256SUMS, e.g. " +
+                             example + ")");
   if (!fs::is_directory(which))
-    throw std::runtime_error("checkpoint directory " + which + " does not exist");
+    throw std::runtime_error("checkpoint directory " + which +
+                             " does not exist (give latest, best or a directory such as " +
+                             example + ")");
   return which;
 }
 

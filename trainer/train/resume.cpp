@@ -21,30 +21,48 @@ std::string text(const toml::node* node) {
 
 }  // namespace
 
+bool resume_from_run(const std::string& resume) {
+  return resume == "latest" || resume == "auto" || resume == "best";
+}
+
 std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
                               const std::string& resume) {
   if (resume == "none") return "";
   std::string why;
-  if (resume != "auto") {
-    if (!checkpoint::verify_checkpoint(resume, &why))
-      throw std::runtime_error("--resume " + resume + ": checkpoint fails verification: " + why);
-    return resume;
+  if (resume == "latest" || resume == "auto") {
+    const auto all = checkpoints.list();
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      if (checkpoint::verify_checkpoint(*it, &why)) return *it;
+      logging::warn("skipping checkpoint {}: {}", *it, why);
+    }
+    return "";
   }
-  const auto all = checkpoints.list();
-  for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    if (checkpoint::verify_checkpoint(*it, &why)) return *it;
-    logging::warn("skipping checkpoint {}: {}", *it, why);
+  std::string chosen;  // best, or a directory
+  try {
+    chosen = checkpoints.resolve(resume);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("--resume " + resume + ": " + e.what());
   }
-  return "";
+  if (!checkpoint::verify_checkpoint(chosen, &why))
+    throw std::runtime_error("--resume " + resume + ": checkpoint " + chosen +
+                             " fails verification: " + why);
+  return chosen;
 }
 
-void check_resume_compatible(const nlohmann::json& saved_state, const std::string& current_toml,
+void check_resume_compatible(const std::string& checkpoint_dir, const nlohmann::json& saved_state,
+                             const std::string& current_toml,
                              const std::string& dataset_manifest_sha256) {
+  const auto refuse = [&checkpoint_dir](const std::string& what) {
+    throw std::invalid_argument(
+        "cannot resume from " + checkpoint_dir + ": " + what +
+        ". To train this config anyway, give it another --run.name (a new run directory), or "
+        "start this run afresh with --resume none (its checkpoints are then replaced)");
+  };
   const checkpoint::RunIdentity saved_run = checkpoint::CheckpointState::from_json(saved_state).run;
   const std::string& saved_sha = saved_run.dataset_manifest_sha256;
   if (saved_sha != dataset_manifest_sha256)
-    throw std::invalid_argument("the checkpoint was trained on another dataset (manifest sha256 " +
-                                saved_sha + ", data.dir has " + dataset_manifest_sha256 + ")");
+    refuse("it was trained on another dataset (manifest sha256 " + saved_sha + ", data.dir's is " +
+           dataset_manifest_sha256 + ")");
   const toml::table saved = toml::parse(saved_run.config_toml);
   const toml::table current = toml::parse(current_toml);
   for (const char* section : {"model", "optim", "data", "run"}) {
@@ -57,8 +75,8 @@ void check_resume_compatible(const nlohmann::json& saved_state, const std::strin
       const std::string is = text(&value);
       if (was == is || name == "run.name" || name == "run.out_dir" || name == "data.dir") continue;
       if (std::string(section) == "model")
-        throw std::invalid_argument("the checkpoint's model differs from the config: " + name +
-                                    " = " + was + " in the checkpoint, " + is + " now");
+        refuse("its model differs from the config: " + name + " = " + was + " in the checkpoint, " +
+               is + " now");
       logging::warn("resuming with {} = {} (the checkpoint was trained with {})", name, is, was);
     }
   }

@@ -1,10 +1,12 @@
 // Resuming a run: which checkpoint to start from, and whether it fits.
 //
-//   --resume auto    the newest checkpoint of the run that verifies against its
+//   --resume latest  the newest checkpoint of the run that verifies against its
 //                    SHA256SUMS; one that fails is reported and skipped; none
-//                    at all: a fresh start
+//                    at all: a fresh start ("auto", its former name, is the same)
+//   --resume best    the run's best checkpoint (by validation loss), which must verify
 //   --resume <dir>   that checkpoint, which must verify
 //   --resume none    a fresh start
+// (latest, best and a directory are evaluate's --checkpoint words too.)
 //
 // A checkpoint fits when its model section equals this run's (else an error
 // naming the first differing field) and it was trained on this dataset (same
@@ -24,8 +26,14 @@ namespace train {
 std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
                               const std::string& resume);
 
-// saved_state: the checkpoint's state.json; current_toml: this run's resolved config.
-void check_resume_compatible(const nlohmann::json& saved_state, const std::string& current_toml,
+// True when `resume` names a checkpoint of this run (latest, auto, best), so
+// every rank finds it as <run>/checkpoints/step_<step>.
+bool resume_from_run(const std::string& resume);
+
+// saved_state: checkpoint_dir's state.json; current_toml: this run's resolved
+// config. The refusal names the checkpoint and the ways on.
+void check_resume_compatible(const std::string& checkpoint_dir, const nlohmann::json& saved_state,
+                             const std::string& current_toml,
                              const std::string& dataset_manifest_sha256);
 
 }  // namespace train

@@ -1,13 +1,15 @@
 // trainer: data-parallel training of the Transformer, one process per rank.
 //
 //   mpirun -np 2 build/bin/trainer --config configs/default.toml [--section.key value ...]
-//                                  [--resume auto|none|<checkpoint dir>]
+//                                  [--resume latest|best|none|<checkpoint dir>]
+//   trainer --config-reference     every config key, its default and values (Markdown)
 //
 // Exit codes (train/exit_codes.h): 0 done, 1 error, 2 bad usage/config,
-// 75 preempted (checkpoint saved; run again with --resume auto), 124 watchdog.
+// 75 preempted (checkpoint saved; run the same command again), 124 watchdog.
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 
 #include "launch/logging.h"
@@ -43,13 +45,22 @@ int main(int argc, char** argv) {
 
   CLI::App app{"Train the Transformer (run under mpirun for several ranks)"};
   config::RunConfigOptions options(app);
-  std::string resume = "auto";
+  std::string resume = "latest";
   app.add_option("--resume", resume,
-                 "auto: the run's newest checkpoint that verifies (else a fresh start); "
-                 "none: a fresh start; or a checkpoint directory")
+                 "latest: the run's newest checkpoint that verifies, else a fresh start ('auto' "
+                 "is the same); best: the run's best; none: a fresh start; or a checkpoint "
+                 "directory (the words of evaluate's --checkpoint)")
+      ->type_name("latest|best|none|DIR")
       ->capture_default_str();
+  bool reference = false;
+  app.add_flag("--config-reference", reference,
+               "print every config key with its default and allowed values (Markdown) and exit");
   try {
     app.parse(argc, argv);
+    if (reference) {
+      if (process.is_main()) std::cout << options.reference();
+      return 0;
+    }
     options.resolve();
   } catch (const CLI::ParseError& e) {
     if (process.is_main()) app.exit(e);  // prints the help, or the error

@@ -175,7 +175,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
   torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
   model_ = model::make_model(cfg, train_set_.manifest());
   model_.module().to(device_);
-  objective_ = make_objective(model_, train_set_.manifest(), cfg.optim.label_smoothing);
+  objective_ = task::make_objective(model_, train_set_.manifest(), cfg.optim.label_smoothing);
   params_ = model_.module().parameters();
   optimizer_ =
       std::make_unique<torch::optim::Adam>(params_, torch::optim::AdamOptions(cfg.optim.lr)
@@ -197,7 +197,7 @@ void Trainer::start_or_resume(const std::string& resume) {
   }
   chosen_step = ranks_.broadcast(chosen_step);
   if (chosen_step >= 0 && !ranks_.is_main())
-    chosen = resume == "auto" ? checkpoints_.path_of(chosen_step) : resume;
+    chosen = resume_from_run(resume) ? checkpoints_.path_of(chosen_step) : resume;
 
   if (chosen_step >= 0) {
     const auto begin = Clock::now();
