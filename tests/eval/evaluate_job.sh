@@ -3,7 +3,8 @@
 # beam 1 identical to greedy, checkpoint averaging against the mean computed
 # by Python's torch, translate from stdin against the split's hypotheses, and
 # bad input (missing split, a dataset the checkpoint does not fit, empty input,
-# a directory that is not a run).
+# invalid UTF-8, a directory that is not a run, options of two jobs at once),
+# and the run's paths saved absolute (evaluate from another directory).
 # Usage: evaluate_job.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -91,7 +92,33 @@ prepare_tiny other 0 20
 expect_error "does the checkpoint belong to dataset other" --data other --split valid
 : > empty.txt
 expect_error "empty.txt is empty" --translate empty.txt
-expect_error "no checkpoint" --checkpoint best
+expect_error "no best checkpoint" --checkpoint best
+expect_error "is a file, not a checkpoint directory" --checkpoint "$step30/model.pt"
+printf 's1 s2\n\xff s3\n' > latin1.txt
+expect_error "latin1.txt: line 2 is not valid UTF-8 (byte 1 of the line)" --translate latin1.txt
+
+# Options of two jobs at once: exit 2 naming both, not one silently ignored.
+expect_usage() {  # <pattern> <evaluate options...>
+  local pattern=$1 status=0; shift
+  evaluate "$@" > /dev/null 2> err.log || status=$?
+  [ "$status" -eq 2 ] || fail "evaluate $*: exit $status, expected 2" err.log
+  grep -q -- "$pattern" err.log || fail "evaluate $*: message lacks '$pattern'" err.log
+}
+expect_usage "--translate excludes --watch" --translate test.src --watch
+expect_usage "--translate excludes --split" --translate test.src --split test
+expect_usage "--watch excludes --checkpoint" --watch --checkpoint best
+expect_usage "--poll-s requires --watch" --poll-s 5
+
+# The run's paths are saved absolute: evaluate from another directory finds
+# the dataset the trainer was given as a relative data.dir.
+grep -q "^dir = \"$(pwd -P)/data\"$" $run/config.toml || fail "data.dir not saved absolute" $run/config.toml
+(cd / && "$build/bin/evaluate" --run "$OLDPWD/$run" --threads 1 --out "$OLDPWD/elsewhere") \
+  > /dev/null 2> elsewhere.log || fail "evaluate from another directory" elsewhere.log
+cmp elsewhere/hypotheses.txt hyps--beam1.txt || fail "evaluate from elsewhere differs"
+sed -i "s|^dir = .*|dir = \"moved/data\"|" $run/config.toml  # an older run's relative data.dir
+expect_error "dataset directory moved/data (data.dir in $run/config.toml) does not exist here" --split test
+grep -q -- "--data DIR" err.log || fail "the missing dataset's message does not say the way on" err.log
+
 status=0; "$build/bin/evaluate" --run data > /dev/null 2> err.log || status=$?
 [ "$status" -eq 1 ] || fail "evaluate --run on a dataset directory: exit $status, expected 1" err.log
 grep -q "data: no config.toml: not a run directory" err.log || fail "evaluate --run data: unclear error" err.log

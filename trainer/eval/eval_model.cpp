@@ -12,7 +12,22 @@ namespace eval {
 namespace fs = std::filesystem;
 
 std::string dataset_dir(const std::string& run_dir, const std::string& data_dir) {
-  return data_dir.empty() ? config::read_run_config(run_dir + "/config.toml").data.dir : data_dir;
+  if (!data_dir.empty()) {
+    if (!fs::is_directory(data_dir))
+      throw std::runtime_error("--data: dataset directory " + data_dir + " does not exist");
+    return data_dir;
+  }
+  const std::string config = run_dir + "/config.toml";
+  const std::string dir = config::read_run_config(config).data.dir;
+  if (!fs::is_directory(dir))
+    throw std::runtime_error(
+        "dataset directory " + dir + " (data.dir in " + config + ") does not exist" +
+        (fs::path(dir).is_relative() ? " here: a relative data.dir is read from the working "
+                                       "directory, " +
+                                           fs::current_path().string()
+                                     : std::string()) +
+        "; give the dataset's place with --data DIR");
+  return dir;
 }
 
 EvalModel load_eval_model(const std::string& run_dir, const std::string& data_dir,
@@ -20,7 +35,7 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
                           const torch::Device& device) {
   EvalModel m;
   m.cfg = config::read_run_config(run_dir + "/config.toml");
-  m.data_dir = data_dir.empty() ? m.cfg.data.dir : data_dir;
+  m.data_dir = dataset_dir(run_dir, data_dir);
   m.manifest = data::read_manifest(m.data_dir);
   m.tgt_tokenizer = data::load_tokenizer(m.manifest.tokenizer_kind,
                                          fs::path(m.data_dir) / m.manifest.tgt_tokenizer_file);

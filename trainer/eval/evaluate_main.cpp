@@ -119,12 +119,14 @@ int run(const Cli& cli, const launch::ProcessInfo& info) {
       if (!file) throw std::runtime_error("cannot read --translate file " + cli.translate);
     }
     options.line_by_line = cli.translate == "-" && interactive(STDIN_FILENO);
-    const int64_t lines =
-        eval::translate_stream(m, cli.translate == "-" ? std::cin : file, std::cout, options);
-    if (lines == 0)
-      throw std::runtime_error(
-          "--translate: " + (cli.translate == "-" ? std::string("stdin") : cli.translate) +
-          " is empty (no lines)");
+    const std::string source = cli.translate == "-" ? "stdin" : cli.translate;
+    int64_t lines = 0;
+    try {
+      lines = eval::translate_stream(m, cli.translate == "-" ? std::cin : file, std::cout, options);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--translate " + source + ": " + e.what());
+    }
+    if (lines == 0) throw std::runtime_error("--translate: " + source + " is empty (no lines)");
     logging::info("translated {} lines", lines);
     return 0;
   }
@@ -149,7 +151,9 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingDirectory);
   app.add_option("--split", cli.eval.split, "dataset split to score")->capture_default_str();
-  app.add_option("--checkpoint", cli.checkpoint, "latest, best or a checkpoint directory")
+  app.add_option("--checkpoint", cli.checkpoint,
+                 "latest, best or a checkpoint directory (the words of the trainer's --resume)")
+      ->type_name("latest|best|DIR")
       ->capture_default_str();
   app.add_option("--average-last", cli.average_last,
                  "average the weights of the last N checkpoints up to --checkpoint")
@@ -186,13 +190,23 @@ int main(int argc, char** argv) {
                "score every checkpoint as it appears until the run is finished");
   app.add_option("--poll-s", cli.poll_s, "--watch: seconds between looks for new checkpoints")
       ->capture_default_str();
-  app.add_option("--translate", cli.translate,
-                 "translate (or classify) this file's lines (- for stdin) to stdout");
+  auto* translate =
+      app.add_option("--translate", cli.translate,
+                     "translate (or classify) this file's lines (- for stdin) to stdout");
+  // A job does one thing: scoring one checkpoint, watching a run or
+  // translating; options of another are refused, not silently ignored.
+  for (const char* other : {"--watch", "--split", "--out", "--bleu-tokenize", "--progress-s"})
+    translate->excludes(other);
+  for (const char* other : {"--checkpoint", "--average-last", "--save-weights", "--out"})
+    app.get_option("--watch")->excludes(other);
+  app.get_option("--poll-s")->needs("--watch");
   app.add_option("--device", cli.device, "auto (a GPU when there is one for the rank), cpu or cuda")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  app.add_option("--threads", cli.threads, "torch threads (0 = the cores of this rank)")
-      ->capture_default_str();
+  app.add_option("--threads", cli.threads,
+                 "torch threads per rank (0 = the rank's share of its node's cores)")
+      ->capture_default_str()
+      ->check(kNonNegative);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

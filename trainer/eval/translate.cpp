@@ -5,6 +5,7 @@
 
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/loader/collate.h"
+#include "data_pipeline/utf8.h"
 #include "launch/logging.h"
 #include "trainer/eval/source_encoder.h"
 
@@ -57,6 +58,11 @@ int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out,
     if (more) {
       data::Example e;
       e.id = count + static_cast<int64_t>(sources.size());
+      if (const size_t bad = data::find_invalid_utf8(line); bad != std::string::npos)
+        throw std::invalid_argument(
+            "line " + std::to_string(e.id + 1) + " is not valid UTF-8 (byte " +
+            std::to_string(bad + 1) + " of the line); the " + std::to_string(count) +
+            " lines before it that were translated are written, nothing after it");
       e.src = encoder.encode(line);
       if (e.src.size() > max_src) {
         logging::warn("line {}: {} source tokens, cut to model.max_positions - 1 = {}", e.id + 1,

@@ -22,7 +22,8 @@ struct TranslateOptions {
   bool line_by_line = false;  // answer each line before reading the next
 };
 
-// Returns the number of lines translated.
+// Returns the number of lines translated. A line that is not UTF-8 stops it
+// (std::invalid_argument naming the line); the lines before its chunk are written.
 int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out,
                          const TranslateOptions& options);
 
