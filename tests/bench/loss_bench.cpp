@@ -23,7 +23,7 @@
 
 #include "tests/bench/bench_stats.h"
 #include "trainer/runtime/host_memory.h"
-#include "trainer/train/label_smoothing.h"
+#include "trainer/task/label_smoothing.h"
 
 namespace {
 
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   auto target = torch::randint(1, vocab, {tokens}, torch::dtype(torch::kLong).device(device));
   target.slice(0, 0, tokens / 10).fill_(pad);  // a tenth padding, as in bucketed batches
 
-  const train::LabelSmoothingLoss ours_loss(vocab, pad, eps);
+  const task::LabelSmoothingLoss ours_loss(vocab, pad, eps);
   const Timing ours = time_loss(
       logits, steps, device, [&](const torch::Tensor& z) { return ours_loss(z, target).smoothed; });
   namespace F = torch::nn::functional;

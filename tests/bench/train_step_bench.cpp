@@ -32,8 +32,8 @@
 #include "trainer/model/transformer.h"
 #include "trainer/runtime/host_memory.h"
 #include "trainer/runtime/precision.h"
+#include "trainer/task/label_smoothing.h"
 #include "trainer/train/adam_step.h"
-#include "trainer/train/label_smoothing.h"
 
 namespace {
 
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   train::AdamStep adam_step(adam);  // the trainer's update
   const torch::Tensor grad_factor = torch::ones({}, torch::dtype(torch::kDouble).device(device));
   const torch::Tensor no_skip = torch::zeros({}, torch::dtype(torch::kBool).device(device));
-  const train::LabelSmoothingLoss smoothing(size.model.tgt_vocab, size.model.pad_id, 0.1);
+  const task::LabelSmoothingLoss smoothing(size.model.tgt_vocab, size.model.pad_id, 0.1);
   const int64_t B = size.sentences, T = size.length;
   const auto ids = torch::dtype(torch::kLong).device(device);
   const auto src = torch::randint(4, size.model.src_vocab, {B, T}, ids);      // [B, S]

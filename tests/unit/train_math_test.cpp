@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "trainer/train/label_smoothing.h"
+#include "trainer/task/label_smoothing.h"
 #include "trainer/train/lr_schedule.h"
 
 namespace {
@@ -14,7 +14,7 @@ namespace {
 TEST(LabelSmoothing, FourClassCaseByHand) {
   const auto p = torch::tensor({{0.1, 0.2, 0.3, 0.4}}, torch::kDouble);
   const auto target = torch::tensor({2}, torch::kLong);
-  const auto sums = train::LabelSmoothingLoss(4, 0, 0.1)(p.log(), target);
+  const auto sums = task::LabelSmoothingLoss(4, 0, 0.1)(p.log(), target);
   const double expected =
       0.9 * std::log(0.9 / 0.3) + 0.05 * std::log(0.05 / 0.2) + 0.05 * std::log(0.05 / 0.4);
   EXPECT_NEAR(sums.smoothed.item<double>(), expected, 1e-12);
@@ -24,9 +24,9 @@ TEST(LabelSmoothing, FourClassCaseByHand) {
 
 TEST(LabelSmoothing, PaddingPositionsAreIgnored) {
   const auto lp = torch::randn({3, 5}, torch::kDouble).log_softmax(1);
-  const auto with_pad = train::LabelSmoothingLoss(5, 0, 0.1)(lp, torch::tensor({3, 0, 4}));
-  const auto without = train::LabelSmoothingLoss(5, 0, 0.1)(lp.index({torch::tensor({0, 2})}),
-                                                            torch::tensor({3, 4}));
+  const auto with_pad = task::LabelSmoothingLoss(5, 0, 0.1)(lp, torch::tensor({3, 0, 4}));
+  const auto without =
+      task::LabelSmoothingLoss(5, 0, 0.1)(lp.index({torch::tensor({0, 2})}), torch::tensor({3, 4}));
   EXPECT_NEAR(with_pad.smoothed.item<double>(), without.smoothed.item<double>(), 1e-12);
   EXPECT_EQ(with_pad.tokens.item<int64_t>(), 2);
 }
@@ -48,7 +48,7 @@ TEST(LabelSmoothing, EqualsDenseKlDivOfLibTorch) {
   const auto dense = torch::nn::functional::kl_div(
       lp.reshape({-1, V}), q, torch::nn::functional::KLDivFuncOptions().reduction(torch::kSum));
 
-  const auto ours = train::LabelSmoothingLoss(V, pad, eps)(logits, target);  // log-softmax fused in
+  const auto ours = task::LabelSmoothingLoss(V, pad, eps)(logits, target);  // log-softmax fused in
   EXPECT_NEAR(ours.smoothed.item<double>(), dense.item<double>(), 1e-10);
 
   const auto weight = torch::full({}, 2.5, torch::kDouble);  // the gradient coming in
@@ -63,7 +63,7 @@ TEST(LabelSmoothing, BFloat16LogitsGiveFloat32Loss) {
   torch::manual_seed(1);
   const auto logits = torch::randn({8, 50});
   const auto target = torch::randint(1, 50, {8}, torch::kLong);
-  const train::LabelSmoothingLoss loss(50, 0, 0.1);
+  const task::LabelSmoothingLoss loss(50, 0, 0.1);
   const auto half = logits.to(torch::kBFloat16).requires_grad_();
   const auto full = half.detach().to(torch::kFloat).requires_grad_();
   const auto a = loss(half, target), b = loss(full, target);
@@ -80,7 +80,7 @@ TEST(LabelSmoothing, BFloat16LogitsGiveFloat32Loss) {
 TEST(LabelSmoothing, ZeroSmoothingIsNll) {
   const auto logits = torch::randn({5, 7}, torch::kDouble).requires_grad_();
   const auto target = torch::tensor({1, 2, 0, 6, 3});
-  const auto sums = train::LabelSmoothingLoss(7, 0, 0.0)(logits, target);
+  const auto sums = task::LabelSmoothingLoss(7, 0, 0.0)(logits, target);
   const auto nll = torch::nll_loss(logits.log_softmax(1), target, {}, at::Reduction::Sum, 0);
   EXPECT_NEAR(sums.smoothed.item<double>(), nll.item<double>(), 1e-12);
   EXPECT_NEAR(sums.nll.item<double>(), nll.item<double>(), 1e-12);

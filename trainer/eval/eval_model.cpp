@@ -41,7 +41,7 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
                                          fs::path(m.data_dir) / m.manifest.tgt_tokenizer_file);
   if (m.classification())
     m.labels = data::LabelSet::load(fs::path(m.data_dir) / m.manifest.labels_file);
-  m.model = model::make_model(m.cfg, m.manifest);
+  m.model = task::make_task_model(m.cfg, m.manifest);
   try {
     load_averaged(m.model.module(), checkpoints);
   } catch (const std::exception& e) {
@@ -50,7 +50,7 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   }
   m.model.module().to(device);
   m.model.module().eval();
-  m.objective = train::make_objective(m.model, m.manifest, m.cfg.optim.label_smoothing);
+  m.objective = task::make_objective(m.model, m.manifest, m.cfg.optim.label_smoothing);
   m.device = device;
   m.checkpoints = checkpoints;
   m.step =

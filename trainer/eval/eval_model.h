@@ -1,7 +1,7 @@
 // A training run's model, ready for inference: the run's saved config, the
-// dataset's manifest and target tokenizer, the task's model (model/make_model.h)
+// dataset's manifest and target tokenizer, the task's model (task/task_model.h)
 // with weights from one checkpoint or the mean of several (checkpoint_average.h),
-// in eval mode, and its loss (train/objective.h) for loss and perplexity.
+// in eval mode, and its loss (task/objective.h) for loss and perplexity.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -12,8 +12,8 @@
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/tokenizer.h"
 #include "trainer/config/run_config.h"
-#include "trainer/model/make_model.h"
-#include "trainer/train/objective.h"
+#include "trainer/task/objective.h"
+#include "trainer/task/task_model.h"
 
 namespace eval {
 
@@ -23,8 +23,8 @@ struct EvalModel {
   data::Manifest manifest;
   std::unique_ptr<data::Tokenizer> tgt_tokenizer;
   data::LabelSet labels;  // classification: the class names
-  model::TaskModel model;
-  std::unique_ptr<train::Objective> objective;
+  task::TaskModel model;
+  std::unique_ptr<task::Objective> objective;
   std::vector<std::string> checkpoints;  // the weights' sources, oldest first
   int64_t step = 0;                      // training step of the newest
   torch::Device device = torch::kCPU;    // where the model computes

@@ -52,7 +52,7 @@ json score_batches(EvalModel& m, const data::Dataset& dataset,
     std::vector<data::Example> examples;
     for (int64_t index : batches[i]) examples.push_back(dataset.get(index));
     const data::Batch batch = data::collate(examples, m.manifest.special).to(m.device);
-    const train::LossSums sums = m.objective->loss(batch);
+    const task::LossSums sums = m.objective->loss(batch);
     mine["batches"].push_back(
         {i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens.item<int64_t>()});
     const auto predictions = predict(m, batch, options.decode);

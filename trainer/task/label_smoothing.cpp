@@ -1,9 +1,9 @@
-#include "trainer/train/label_smoothing.h"
+#include "trainer/task/label_smoothing.h"
 
 #include <cmath>
 #include <stdexcept>
 
-namespace train {
+namespace task {
 
 namespace {
 
@@ -47,7 +47,7 @@ class SmoothedKl : public torch::autograd::Function<SmoothedKl> {
     p.select(1, ctx->saved_data["pad"].toInt()).add_(o);     // q_pad = 0
     p.scatter_add_(1, target.unsqueeze(1), torch::full({p.size(0), 1}, o - c, p.options()));
     const auto w = (keep.to(p.scalar_type()) * grad_outputs[0]).unsqueeze(1);  // [N, 1]
-    torch::addcmul_out(p, -o * w, p, w);  // (p - o) w
+    torch::addcmul_out(p, -o * w, p, w);                                       // (p - o) w
     return {p.to(logits.scalar_type()), {}, {}, {}, {}, {}, {}};
   }
 
@@ -79,4 +79,4 @@ LossSums LabelSmoothingLoss::operator()(const torch::Tensor& logits,
   return {sums[0], sums[1], keep.sum()};
 }
 
-}  // namespace train
+}  // namespace task

@@ -17,7 +17,7 @@
 #pragma once
 #include <torch/torch.h>
 
-namespace train {
+namespace task {
 
 struct LossSums {
   torch::Tensor smoothed;  // scalar: sum of KL(q || p) over target tokens (differentiable)
@@ -38,4 +38,4 @@ class LabelSmoothingLoss {
   double confidence_, off_value_, entropy_;  // c, o, sum_v q_v log q_v
 };
 
-}  // namespace train
+}  // namespace task

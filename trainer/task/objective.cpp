@@ -1,8 +1,8 @@
-#include "trainer/train/objective.h"
+#include "trainer/task/objective.h"
 
 #include "trainer/model/masks.h"
 
-namespace train {
+namespace task {
 namespace {
 
 class Seq2SeqObjective : public Objective {
@@ -50,11 +50,11 @@ class ClassificationObjective : public Objective {
 
 }  // namespace
 
-std::unique_ptr<Objective> make_objective(const model::TaskModel& model,
-                                          const data::Manifest& manifest, double label_smoothing) {
+std::unique_ptr<Objective> make_objective(const TaskModel& model, const data::Manifest& manifest,
+                                          double label_smoothing) {
   if (model.encoder_decoder)
     return std::make_unique<Seq2SeqObjective>(model.encoder_decoder, manifest, label_smoothing);
   return std::make_unique<ClassificationObjective>(model.classifier, label_smoothing);
 }
 
-}  // namespace train
+}  // namespace task

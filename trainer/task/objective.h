@@ -1,4 +1,5 @@
-// What training minimises, by the dataset's task (model/make_model.h):
+// What training minimises, and evaluation reports as loss and perplexity, by
+// the dataset's task (task_model.h):
 //
 //   seq2seq         the encoder-decoder; label-smoothed KL per target token
 //                   (label_smoothing.h)
@@ -15,10 +16,10 @@
 
 #include "data_pipeline/loader/collate.h"
 #include "data_pipeline/manifest.h"
-#include "trainer/model/make_model.h"
-#include "trainer/train/label_smoothing.h"
+#include "trainer/task/label_smoothing.h"
+#include "trainer/task/task_model.h"
 
-namespace train {
+namespace task {
 
 class Objective {
  public:
@@ -28,7 +29,7 @@ class Objective {
 };
 
 // The task's loss on `model` (which it shares, not copies); smoothing from optim.label_smoothing.
-std::unique_ptr<Objective> make_objective(const model::TaskModel& model,
-                                          const data::Manifest& manifest, double label_smoothing);
+std::unique_ptr<Objective> make_objective(const TaskModel& model, const data::Manifest& manifest,
+                                          double label_smoothing);
 
-}  // namespace train
+}  // namespace task

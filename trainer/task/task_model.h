@@ -1,11 +1,14 @@
-// The model a dataset's task needs (manifest "task"), from the run's config:
+// A task: where the model, the dataset and the run's config meet. The model
+// (trainer/model/) knows a ModelConfig and tensors only; this composes it
+// from the run's config and the dataset's manifest (vocabulary sizes, padding
+// id, labels). The model the dataset's task needs (manifest "task"):
 //
 //   seq2seq         the encoder-decoder (transformer.h) over the dataset's
 //                   source and target vocabularies
 //   classification  the encoder classifier (classifier.h) over the source
 //                   vocabulary, one score per label; no target vocabulary
 //
-// Training wraps it in its loss (train/objective.h); evaluation decodes or
+// Training and evaluation's loss wrap it (objective.h); evaluation decodes or
 // classifies with it directly.
 #pragma once
 #include <torch/torch.h>
@@ -15,16 +18,16 @@
 #include "trainer/model/classifier.h"
 #include "trainer/model/transformer.h"
 
-namespace model {
+namespace task {
 
 struct TaskModel {
-  EncoderDecoder encoder_decoder{nullptr};    // seq2seq, else empty
-  TransformerClassifier classifier{nullptr};  // classification, else empty
+  model::EncoderDecoder encoder_decoder{nullptr};    // seq2seq, else empty
+  model::TransformerClassifier classifier{nullptr};  // classification, else empty
 
   torch::nn::Module& module();  // whichever of the two it is
 };
 
 // Throws std::invalid_argument for a task that is neither.
-TaskModel make_model(const config::RunConfig& cfg, const data::Manifest& manifest);
+TaskModel make_task_model(const config::RunConfig& cfg, const data::Manifest& manifest);
 
-}  // namespace model
+}  // namespace task

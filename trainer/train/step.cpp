@@ -74,10 +74,10 @@ StepResult StepRecord::read() const {
   return r;
 }
 
-TrainStep::TrainStep(Objective& objective, Optimizer& optimizer, distributed::GradSync& grad_sync,
-                     distributed::Communicator& comm, const LrSchedule& schedule,
-                     LossScaler& loss_scaler, PhaseTimer& phases, const torch::Device& device,
-                     Options options)
+TrainStep::TrainStep(task::Objective& objective, Optimizer& optimizer,
+                     distributed::GradSync& grad_sync, distributed::Communicator& comm,
+                     const LrSchedule& schedule, LossScaler& loss_scaler, PhaseTimer& phases,
+                     const torch::Device& device, Options options)
     : objective_(objective),
       optimizer_(optimizer),
       grad_sync_(grad_sync),
@@ -102,7 +102,7 @@ StepRecord TrainStep::run(const data::LoadedStep& step, const std::function<Step
     grad_sync_.prepare(a + 1 == parts);
     if (batch.num_tgt_tokens == 0) continue;  // an empty part adds nothing
     seed_dropout(options_.seed, n, step.plan.micro_batches[a].part);
-    LossSums s;
+    task::LossSums s;
     {
       auto phase = phases_.enter(Phase::kForward, n);
       runtime::AutocastScope autocast(options_.precision, device_);

@@ -33,9 +33,9 @@
 #include "trainer/distributed/communicator.h"
 #include "trainer/distributed/grad_sync.h"
 #include "trainer/runtime/precision.h"
+#include "trainer/task/objective.h"
 #include "trainer/train/loss_scaler.h"
 #include "trainer/train/lr_schedule.h"
-#include "trainer/train/objective.h"
 #include "trainer/train/optimizer.h"
 #include "trainer/train/phase_timer.h"
 
@@ -82,7 +82,7 @@ class TrainStep {
     double clip_norm = 0;  // 0: no clipping
     runtime::Precision precision = runtime::Precision::kFp32;
   };
-  TrainStep(Objective& objective, Optimizer& optimizer, distributed::GradSync& grad_sync,
+  TrainStep(task::Objective& objective, Optimizer& optimizer, distributed::GradSync& grad_sync,
             distributed::Communicator& comm, const LrSchedule& schedule, LossScaler& loss_scaler,
             PhaseTimer& phases, const torch::Device& device, Options options);
 
@@ -91,7 +91,7 @@ class TrainStep {
   StepRecord run(const data::LoadedStep& step, const std::function<StepFlags()>& flags);
 
  private:
-  Objective& objective_;
+  task::Objective& objective_;
   Optimizer& optimizer_;
   distributed::GradSync& grad_sync_;
   distributed::Communicator& comm_;

@@ -38,13 +38,13 @@
 #include "trainer/distributed/recorded_communicator.h"
 #include "trainer/runtime/device.h"
 #include "trainer/runtime/precision.h"
+#include "trainer/task/objective.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/finished_marker.h"
 #include "trainer/train/interval_log.h"
 #include "trainer/train/loss_scaler.h"
 #include "trainer/train/lr_schedule.h"
 #include "trainer/train/numerics_guard.h"
-#include "trainer/train/objective.h"
 #include "trainer/train/optimizer.h"
 #include "trainer/train/phase_timer.h"
 #include "trainer/train/preemption.h"
@@ -114,8 +114,8 @@ class Trainer {
   std::unique_ptr<data::Dataset> valid_set_;
   std::unique_ptr<Validator> validator_;
 
-  model::TaskModel model_;
-  std::unique_ptr<Objective> objective_;  // the model's loss
+  task::TaskModel model_;
+  std::unique_ptr<task::Objective> objective_;  // the model's loss
   std::vector<torch::Tensor> params_;
   std::unique_ptr<torch::optim::Adam> optimizer_;  // the whole model's (checkpoints: optimizer.h)
   std::unique_ptr<distributed::GradSync> grad_sync_;
@@ -173,7 +173,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
     validator_ = std::make_unique<Validator>(*valid_set_, cfg.data.batch_tokens);
   }
   torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
-  model_ = model::make_model(cfg, train_set_.manifest());
+  model_ = task::make_task_model(cfg, train_set_.manifest());
   model_.module().to(device_);
   objective_ = task::make_objective(model_, train_set_.manifest(), cfg.optim.label_smoothing);
   params_ = model_.module().parameters();
@@ -202,7 +202,7 @@ void Trainer::start_or_resume(const std::string& resume) {
   if (chosen_step >= 0) {
     const auto begin = Clock::now();
     const nlohmann::json saved = checkpoint::read_checkpoint_state(chosen);
-    check_resume_compatible(saved, resolved_toml_, identity_.dataset_manifest_sha256);
+    check_resume_compatible(chosen, saved, resolved_toml_, identity_.dataset_manifest_sha256);
     const checkpoint::CheckpointState resumed = checkpoint::CheckpointState::from_json(saved);
     checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
     checkpoint::load_optimizer_state(*optimizer_, model_.module(), chosen + "/optimizer.pt");

@@ -7,7 +7,7 @@ namespace train {
 Validator::Validator(const data::Dataset& valid, int64_t batch_tokens)
     : valid_(valid), batches_(data::length_sorted_batches(valid.lengths(), batch_tokens)) {}
 
-ValidationResult Validator::run(torch::nn::Module& model, Objective& objective,
+ValidationResult Validator::run(torch::nn::Module& model, task::Objective& objective,
                                 distributed::Communicator& comm, const torch::Device& device,
                                 runtime::Precision precision) const {
   torch::NoGradGuard no_grad;
@@ -17,7 +17,7 @@ ValidationResult Validator::run(torch::nn::Module& model, Objective& objective,
     std::vector<data::Example> examples;
     for (int64_t i : batches_[b]) examples.push_back(valid_.get(i));
     const data::Batch batch = data::collate(examples, valid_.manifest().special).to(device);
-    LossSums s;
+    task::LossSums s;
     {
       runtime::AutocastScope autocast(precision, device);
       s = objective.loss(batch);

@@ -9,7 +9,7 @@
 #include "data_pipeline/dataset.h"
 #include "trainer/distributed/communicator.h"
 #include "trainer/runtime/precision.h"
-#include "trainer/train/objective.h"
+#include "trainer/task/objective.h"
 
 namespace train {
 
@@ -23,7 +23,7 @@ class Validator {
  public:
   Validator(const data::Dataset& valid, int64_t batch_tokens);
   // Collective, in the training's precision. The model is left in training mode.
-  ValidationResult run(torch::nn::Module& model, Objective& objective,
+  ValidationResult run(torch::nn::Module& model, task::Objective& objective,
                        distributed::Communicator& comm, const torch::Device& device,
                        runtime::Precision precision) const;
 
