@@ -3,26 +3,29 @@ released packages (transformers, ctranslate2, sentencepiece):
 
   reference   tests/export/reference_model.py's teacher-forced NLL = evaluate's (the C++ model)
   logits      transformers' MarianMTModel logits for the whole split, one batch, within
-              1e-4 (max abs) of the reference's; also with its LayerNorm epsilon set to the model's
+              1e-4 (max abs) of the reference's; and in float64, with Marian's LayerNorm
+              epsilon set to the model's, within 1e-9: the sinusoid permutation is exact
   greedy      transformers' and CTranslate2's greedy hypotheses = evaluate's, every sentence
               (each sentence's length limit as evaluate's: source length + max extra)
-  beam        beam 4, no length penalty: = evaluate --beam 4 --length-penalty 0
+  limit       the same with every sentence cut at its limit (evaluate --max-extra-len 0)
+  beam        beam 4, no length penalty: each hypothesis evaluate's or one the model scores
+              higher (evaluate can end a sentence earlier; docs/export.md)
   tokenizer   the exported tokenizers encode the split's source text to the shards' ids
 
-Usage: parity.py --run R --data D --hf DIR --ct2 DIR --evaluated DIR [--check ...] [--report F]
+Usage: parity.py --run R --data D [--hf DIR] [--ct2 DIR] --evaluated DIR [--checks a,b] [--report F]
 --evaluated holds evaluate's outputs: greedy/, limit0/ (--max-extra-len 0), beam0/ (--beam 4
---length-penalty 0), each with hypotheses.txt and results.json. Exits 1 naming the first
-failed check.
+--length-penalty 0), each with hypotheses.txt and results.json. Exits 1 naming the failed checks.
 """
 import argparse
 import json
+import tomllib
 from collections import defaultdict
 from pathlib import Path
 
 import h5py
 import torch
-
 import transformers
+
 from reference_model import ReferenceModel
 
 transformers.logging.set_verbosity_error()  # max_new_tokens over the export's max_length is meant
@@ -58,7 +61,7 @@ def by_length(sources):
 class Parity:
     def __init__(self, args):
         self.args = args
-        self.config = __import__("tomllib").loads((args.run / "config.toml").read_text())
+        self.config = tomllib.loads((args.run / "config.toml").read_text())
         self.model = self.config["model"]
         self.manifest, self.pairs = read_split(args.data, "test")
         self.special = self.manifest["special_ids"]
@@ -161,11 +164,11 @@ class Parity:
                 out[i] = r.hypotheses[0]
         return [self.args.detokenize(tokens) for tokens in out]
 
-    def compare(self, name, got, want):
+    def compare(self, name, got, want, what="hypotheses equal to evaluate's"):
         differ = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
         self.report[name] = {"equal": len(want) - len(differ), "of": len(want)}
-        example = f"; first at sentence {differ[0]}: {got[differ[0]]!r} vs evaluate {want[differ[0]]!r}" if differ else ""
-        detail = f"{len(want) - len(differ)} of {len(want)} hypotheses equal to evaluate's{example}"
+        example = f"; first at sentence {differ[0]}: {got[differ[0]]!r}, wanted {want[differ[0]]!r}" if differ else ""
+        detail = f"{len(want) - len(differ)} of {len(want)} {what}{example}"
         self.check(name, not differ and len(got) == len(want), detail)
 
     def log_prob(self, rows):
@@ -206,10 +209,12 @@ class Parity:
                  [self.args.detokenize([self.args.vocab_tokens[t] for t in s]) for s in self.sources])
         eos = self.special["eos"]
         got = [self.hf_tokenizer(l).input_ids for l in lines]
-        self.compare("transformers tokenizer (source text -> ids)", got, [s + [eos] for s in self.sources])
+        self.compare("transformers tokenizer", got, [s + [eos] for s in self.sources],
+                     "source lines encoded to the shards' ids (+ eos)")
         got = [self.args.ct2_tokenize(l) for l in lines]
         vocab = self.args.vocab_tokens
-        self.compare("ct2 tokens (SentencePiece pieces, or words)", got, [[vocab[t] for t in s] for s in self.sources])
+        self.compare("ct2 tokens", got, [[vocab[t] for t in s] for s in self.sources],
+                     "source lines split into the shards' tokens (SentencePiece pieces, or words)")
 
 
 def main():
@@ -221,7 +226,7 @@ def main():
     checks = set(args.checks.split(","))
     p = Parity(args)
     kind = p.manifest["tokenizer"]["kind"]
-    tgt_file = args.data / p.manifest["tokenizer"]["tgt_file"]
+    files = p.manifest["tokenizer"]
     if kind == "spm":
         import sentencepiece
         spm_src = sentencepiece.SentencePieceProcessor(model_file=str(args.ct2 / "source.spm"))
@@ -231,10 +236,12 @@ def main():
         args.ct2_tokenize = lambda line: spm_src.encode(line, out_type=str)
         args.text_to_ids = spm_tgt.encode
     else:
-        args.vocab_tokens = tgt_file.read_text(encoding="utf-8").split("\n")[:-1]
+        def tokens(file):
+            return (args.data / file).read_text(encoding="utf-8").split("\n")[:-1]
+        args.vocab_tokens = tokens(files["src_file"])
         args.detokenize = (" " if kind == "word" else "").join
         args.ct2_tokenize = str.split if kind == "word" else list
-        tgt_ids = {token: i for i, token in enumerate(args.vocab_tokens)}
+        tgt_ids = {token: i for i, token in enumerate(tokens(files["tgt_file"]))}
         args.text_to_ids = lambda text: [tgt_ids[t] for t in args.ct2_tokenize(text)]
     extra = 50  # evaluate's default --max-extra-len
     if "reference" in checks or "logits" in checks:
