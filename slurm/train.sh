@@ -2,7 +2,8 @@
 # Trains run RUN_DIR (= <run.out_dir>/<run.name>) from CONFIG, one rank per
 # Slurm task, and lives through preemption and time limits: on USR1 or TERM the
 # trainer checkpoints and exits 75, and this script requeues the job, which
-# resumes from that checkpoint (always --resume latest).
+# resumes from that checkpoint (--resume latest; a --resume among the trainer
+# options applies to the first run only, e.g. --resume none to start afresh).
 #   sbatch slurm/train.sh CONFIG RUN_DIR [trainer options...]
 #   sbatch slurm/train.sh configs/base.toml runs/base --optim.lr 1.0
 # Run from the checkout, or pass REPO and BUILD (see slurm/lib.bash).
@@ -56,8 +57,12 @@ announce train "run $run"
 code=75
 if ((!forwarded)); then
   # In the background: bash runs a trap only once the foreground command ends.
-  "${launch[@]}" "$bin/trainer" --config "$config" "$@" --run.out_dir "$(dirname "$run")" \
-    --run.name "$(basename "$run")" --resume latest &
+  # --resume latest unless the options say otherwise (the last --resume wins);
+  # a requeued run always goes on from its own last checkpoint.
+  requeued=()
+  [ -n "${SLURM_RESTART_COUNT:-}" ] && requeued=(--resume latest)
+  "${launch[@]}" "$bin/trainer" --config "$config" --resume latest "$@" \
+    --run.out_dir "$(dirname "$run")" --run.name "$(basename "$run")" "${requeued[@]}" &
   launcher=$!
   while :; do  # a trapped signal ends `wait` early: wait again until the trainer is done
     signalled=0 code=0

@@ -4,8 +4,10 @@
 #     error; --resume auto skips it with a warning and takes the previous one;
 #   - an unwritable checkpoint directory is a clear error, the earlier
 #     checkpoint stays intact;
-#   - a checkpoint of another model shape is refused naming the field; a
-#     changed optimizer setting is allowed with a warning;
+#   - a checkpoint of another model shape is refused naming the field and the
+#     way on, leaving config.toml as it was; a changed optimizer setting is
+#     allowed with a warning;
+#   - training from an older checkpoint or afresh moves the later ones aside;
 #   - non-finite steps are skipped with a warning, and K in a row end the run.
 # Usage: checkpoint_faults.sh <build dir> <source dir>
 set -euo pipefail
@@ -63,11 +65,36 @@ chmod 755 runs/readonly/checkpoints
   || fail "readonly: the earlier checkpoint changed"
 
 # ---- another model / changed optimizer ------------------------------------
+config_before=$(cat runs/truncate/config.toml)
 expect_failure truncate "model differs from the config: model.d_ff = 64 in the checkpoint, 128 now" \
   "${opts[@]}" --model.d_ff 128 --train.max_steps 10
+grep -q -- "another --run.name" truncate.log || fail "the refusal does not say the way on" truncate.log
+[ "$config_before" = "$(cat runs/truncate/config.toml)" ] \
+  || fail "a refused resume rewrote config.toml" runs/truncate/config.toml
 trainer_run truncate 1 "${opts[@]}" --optim.lr 0.25 --train.max_steps 10 || fail "lr change" truncate.log
 grep -q "resuming with optim.lr = 0.25 (the checkpoint was trained with 0.5)" truncate.log \
   || fail "no warning about the changed learning rate" truncate.log
+
+# ---- training from an older checkpoint, or afresh: later ones set aside ------
+# (moved, not deleted; else pruning, `latest` and a requeue's --resume latest
+# would mix two histories)
+steps() { (cd "$1" && ls -d step_* | xargs); }
+trainer_run older 1 "${opts[@]}" || fail "older: first run" older.log
+trainer_run older 1 "${opts[@]}" --resume runs/older/checkpoints/step_00000002 --train.max_steps 4 \
+  || fail "older: from step 2" older.log
+[ "$(steps runs/older/checkpoints)" = "step_00000002 step_00000004" ] \
+  || fail "older: checkpoints $(steps runs/older/checkpoints)"
+[ "$(steps runs/older/superseded/*)" = "step_00000004 step_00000006" ] \
+  || fail "older: set aside $(steps runs/older/superseded/*)" older.log
+grep -q "training from step 2: the run's checkpoints of later steps moved to .*runs/older/superseded/" \
+  older.log || fail "older: the move is not reported" older.log
+[ "$(readlink runs/older/checkpoints/latest)" = step_00000004 ] || fail "older: latest"
+trainer_run older 1 "${opts[@]}" --train.max_steps 6 || fail "older: resume latest" older.log
+grep -q "resuming from .*step_00000004 (step 4" older.log || fail "older: not from the new step 4" older.log
+sleep 1  # another second: another superseded/<time> directory
+trainer_run older 1 "${opts[@]}" --resume none --train.max_steps 2 || fail "older: afresh" older.log
+[ "$(steps runs/older/checkpoints)" = step_00000002 ] || fail "older: afresh kept $(steps runs/older/checkpoints)"
+[ "$(ls runs/older/superseded | wc -l)" -eq 2 ] || fail "older: a fresh start set nothing aside"
 
 # ---- non-finite steps --------------------------------------------------------
 # A constant learning rate of 1e30 sends the weights to infinity after one update.

@@ -26,11 +26,11 @@ expect_error() {  # <log> <file named>
   grep -q "cannot write .*$2.*: No space left on device" "$1" || fail "no error naming $2 and ENOSPC" "$1"
 }
 
-# ---- start-up: config.toml cannot be written -------------------------------
+# ---- start-up: the first file of the run directory cannot be written --------
 disk 256k; fill
 code=0; trainer_run start 1 --run.out_dir disk/runs --train.max_steps 5 || code=$?
 [ "$code" != 0 ] || fail "the trainer ran on a full disk" start.log
-expect_error start.log config.toml
+expect_error start.log disk/runs/start/
 [ ! -e disk/runs/start/config.toml ] || fail "a config.toml was left behind" start.log
 
 # ---- a log write mid-run ---------------------------------------------------

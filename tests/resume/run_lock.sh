@@ -21,7 +21,7 @@ code=0
 timeout 120 bash "$src/scripts/mpirun.sh" -np 2 "$build/bin/trainer" "${TINY[@]}" --run.name owner \
   "${opts[@]}" --train.max_steps 5 > second.log 2>&1 || code=$?
 [ "$code" != 0 ] || fail "a second trainer ran on a run directory in use" second.log
-grep -q "the run directory runs/owner is in use by another trainer (host $(hostname), PID [0-9]*, Slurm job none, since 20" \
+grep -q "the run directory .*/runs/owner is in use by another trainer (host $(hostname), PID [0-9]*, Slurm job none, since 20" \
   second.log || fail "the refusal does not name the holder" second.log
 [ "$(sha256sum < runs/owner/config.toml)" = "$before" ] || fail "the second trainer rewrote config.toml"
 wait "$owner" || fail "the first trainer did not finish" owner.log

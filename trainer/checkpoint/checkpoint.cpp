@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -90,6 +91,30 @@ void Checkpoints::remove_temporaries() const {
   if (!fs::is_directory(dir_)) return;
   for (const auto& entry : fs::directory_iterator(dir_))
     if (entry.path().filename().string().rfind(".", 0) == 0) fs::remove_all(entry.path());
+}
+
+std::string Checkpoints::set_aside_after(int64_t step) const {
+  const std::string kept = step >= 0 ? path_of(step) : "";
+  std::vector<std::string> later;
+  for (const auto& dir : list())
+    if (dir > kept) later.push_back(dir);  // zero-padded step names sort in step order
+  if (later.empty()) return "";
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H-%M-%SZ", std::gmtime(&now));
+  const fs::path aside = fs::path(dir_).parent_path() / "superseded" / stamp;
+  fs::create_directories(aside);
+  const std::string best = resolve_link("best");
+  for (const auto& dir : later) {
+    if (dir == best) fs::remove(fs::path(dir_) / "best");
+    fs::rename(dir, aside / fs::path(dir).filename());
+  }
+  if (kept.empty())
+    fs::remove(fs::path(dir_) / "latest");
+  else
+    point_link("latest", kept);
+  fsync_path(dir_);
+  return aside.string();
 }
 
 // <dir>/<name> -> target's directory name, swapped in with one rename.

@@ -37,6 +37,14 @@ class Checkpoints {
   void mark_best(const std::string& checkpoint_dir) const;
   void remove_temporaries() const;
 
+  // Before training from `step` (-1: a fresh start): the checkpoints of later
+  // steps belong to a history this run abandons. They are moved, not deleted,
+  // to <run>/superseded/<UTC time>/, so that pruning, `latest` and a requeued
+  // job's --resume latest see this run's history only; `latest` then points
+  // to `step` (none for a fresh start) and a `best` among them is unmarked.
+  // Returns the directory they went to, "" when there were none.
+  std::string set_aside_after(int64_t step) const;
+
   // "latest", "best" or a checkpoint directory path -> that directory; throws
   // naming what was looked for when there is none.
   std::string resolve(const std::string& which) const;

@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
                  "is the same); best: the run's best; none: a fresh start; or a checkpoint "
                  "directory (the words of evaluate's --checkpoint)")
       ->type_name("latest|best|none|DIR")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a script's default, then yours
   bool reference = false;
   app.add_flag("--config-reference", reference,
                "print every config key with its default and allowed values (Markdown) and exit");

@@ -187,14 +187,15 @@ void Trainer::start_or_resume(const std::string& resume) {
   // Rank 0 picks the checkpoint (verifying checksums); all load the same one.
   std::string chosen;
   int64_t chosen_step = -1;
-  if (ranks_.is_main()) {
+  launch::together(ranks_, [&] {  // a refusal ends every rank alike (exit 1), not MPI_Abort
+    if (!ranks_.is_main()) return;
     checkpoints_.remove_temporaries();
     chosen = choose_checkpoint(checkpoints_, resume);
     if (!chosen.empty())
       chosen_step =
           checkpoint::CheckpointState::from_json(checkpoint::read_checkpoint_state(chosen))
               .train.step;
-  }
+  });
   chosen_step = ranks_.broadcast(chosen_step);
   if (chosen_step >= 0 && !ranks_.is_main())
     chosen = resume_from_run(resume) ? checkpoints_.path_of(chosen_step) : resume;
@@ -213,9 +214,17 @@ void Trainer::start_or_resume(const std::string& resume) {
         "x {} accumulation steps; loaded in {:.1f} s)",
         chosen, state_.step, state_.epoch, state_.cursor, resumed.run.world_size,
         resumed.run.accum_steps, seconds_since(begin));
-  } else if (ranks_.is_main() && resume == "none" && !checkpoints_.list().empty()) {
-    logging::warn("--resume none: starting afresh; the run's existing checkpoints will be pruned");
   }
+  // The start is settled and fits: only now is the run directory changed.
+  launch::together(ranks_, [&] {
+    if (!ranks_.is_main()) return;
+    const std::string aside = checkpoints_.set_aside_after(chosen_step);
+    if (!aside.empty())
+      logging::warn("training from {}: the run's checkpoints of later steps moved to {}",
+                    chosen_step >= 0 ? "step " + std::to_string(chosen_step) : "the start", aside);
+    launch::write_file(run_dir_ / "config.toml", resolved_toml_);
+    clear_finished(run_dir_.string());
+  });
   distributed::broadcast_parameters(params_, *comm_);  // a fresh start: rank 0's initialisation
 
   std::unique_ptr<MetricsLog> metrics;
@@ -304,10 +313,6 @@ int Trainer::run(const std::string& resume) {
     fs::create_directories(run_dir_);
     lock_ = std::make_unique<RunLock>(run_dir_.string());
   });
-  if (ranks_.is_main()) {
-    launch::write_file(run_dir_ / "config.toml", resolved_toml_);
-    clear_finished(run_dir_.string());
-  }
   // Before any training: a run directory only rank 0's node sees would fail
   // only at the first resume, on the other nodes.
   launch::require_shared_directory(ranks_, process_.node, run_dir_.string(),
@@ -403,8 +408,8 @@ int Trainer::run(const std::string& resume) {
     if (preempt_) {
       if (signals_.requested()) logging::warn("received signal {}", signals_.signal());
       logging::info(
-          "preempted: checkpoint of step {} saved; exiting with code {} (resume with "
-          "--resume auto)",
+          "preempted: checkpoint of step {} saved; exiting with code {} (run the same "
+          "command again: --resume latest is the default)",
           state_.step, kExitPreempted);
       return kExitPreempted;
     }
