@@ -94,20 +94,25 @@ expect_error "does the checkpoint belong to dataset other" --data other --split 
 expect_error "empty.txt is empty" --translate empty.txt
 expect_error "no best checkpoint" --checkpoint best
 expect_error "is a file, not a checkpoint directory" --checkpoint "$step30/model.pt"
-printf 's1 s2\n\xff s3\n' > latin1.txt
-expect_error "latin1.txt: line 2 is not valid UTF-8 (byte 1 of the line)" --translate latin1.txt
+printf 's1 s2\n\xff s3\ns4\n' > latin1.txt  # line 1 is answered, then the refusal
+status=0; evaluate --translate latin1.txt > latin1.out 2> err.log || status=$?
+[ "$status" -eq 1 ] || fail "--translate of invalid UTF-8: exit $status, expected 1" err.log
+grep -q "latin1.txt: line 2 is not valid UTF-8 (byte 1 of the line); the 1 lines before it are translated" \
+  err.log || fail "--translate of invalid UTF-8: unclear message" err.log
+[ "$(wc -l < latin1.out)" -eq 1 ] || fail "--translate of invalid UTF-8: the line before it is not written" latin1.out
 
 # Options of two jobs at once: exit 2 naming both, not one silently ignored.
-expect_usage() {  # <pattern> <evaluate options...>
-  local pattern=$1 status=0; shift
+expect_usage() {  # <first option> <relation> <second option> <evaluate options...>
+  local a=$1 relation=$2 b=$3 status=0; shift 3
   evaluate "$@" > /dev/null 2> err.log || status=$?
   [ "$status" -eq 2 ] || fail "evaluate $*: exit $status, expected 2" err.log
-  grep -q -- "$pattern" err.log || fail "evaluate $*: message lacks '$pattern'" err.log
+  grep -q -E -- "$a $relation $b|$b $relation $a" err.log \
+    || fail "evaluate $*: message lacks '$a $relation $b'" err.log
 }
-expect_usage "--translate excludes --watch" --translate test.src --watch
-expect_usage "--translate excludes --split" --translate test.src --split test
-expect_usage "--watch excludes --checkpoint" --watch --checkpoint best
-expect_usage "--poll-s requires --watch" --poll-s 5
+expect_usage --translate excludes --watch --translate test.src --watch
+expect_usage --translate excludes --split --translate test.src --split test
+expect_usage --watch excludes --checkpoint --watch --checkpoint best
+expect_usage --poll-s requires --watch --poll-s 5
 
 # The run's paths are saved absolute: evaluate from another directory finds
 # the dataset the trainer was given as a relative data.dir.

@@ -52,17 +52,25 @@ int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out,
   const int64_t chunk = options.line_by_line ? 1 : kChunkLines;
   int64_t count = 0;
   std::vector<data::Example> sources;
+  const auto flush = [&] {  // translates and writes the lines read so far
+    for (const auto& translation : translate_chunk(m, sources, options)) out << translation << "\n";
+    out.flush();
+    count += static_cast<int64_t>(sources.size());
+    sources.clear();
+  };
   for (bool more = true; more;) {
     std::string line;
     more = static_cast<bool>(std::getline(in, line));
     if (more) {
       data::Example e;
       e.id = count + static_cast<int64_t>(sources.size());
-      if (const size_t bad = data::find_invalid_utf8(line); bad != std::string::npos)
-        throw std::invalid_argument(
-            "line " + std::to_string(e.id + 1) + " is not valid UTF-8 (byte " +
-            std::to_string(bad + 1) + " of the line); the " + std::to_string(count) +
-            " lines before it that were translated are written, nothing after it");
+      if (const size_t bad = data::find_invalid_utf8(line); bad != std::string::npos) {
+        if (!sources.empty()) flush();  // every line before it is answered
+        throw std::invalid_argument("line " + std::to_string(e.id + 1) +
+                                    " is not valid UTF-8 (byte " + std::to_string(bad + 1) +
+                                    " of the line); the " + std::to_string(count) +
+                                    " lines before it are translated, none after it");
+      }
       e.src = encoder.encode(line);
       if (e.src.size() > max_src) {
         logging::warn("line {}: {} source tokens, cut to model.max_positions - 1 = {}", e.id + 1,
@@ -72,10 +80,7 @@ int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out,
       sources.push_back(std::move(e));
     }
     if (sources.empty() || (more && static_cast<int64_t>(sources.size()) < chunk)) continue;
-    for (const auto& translation : translate_chunk(m, sources, options)) out << translation << "\n";
-    out.flush();
-    count += static_cast<int64_t>(sources.size());
-    sources.clear();
+    flush();
   }
   return count;
 }

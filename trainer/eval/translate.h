@@ -23,7 +23,7 @@ struct TranslateOptions {
 };
 
 // Returns the number of lines translated. A line that is not UTF-8 stops it
-// (std::invalid_argument naming the line); the lines before its chunk are written.
+// (std::invalid_argument naming the line) once the lines before it are written.
 int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out,
                          const TranslateOptions& options);
 
