@@ -9,11 +9,15 @@
 //   too_many_tokens  either side has more than max_tokens tokens
 // The byte and token caps catch what words cannot: a line of one 5 MB
 // "word" (a stray binary or an unsplit language), which a character or
-// SentencePiece tokenizer turns into millions of tokens. Kept pairs get their whitespace normalised
-// (runs of spaces and tabs -> one space, none at either end), which is the
-// text SentencePiece round-trips exactly. Valid and test splits are never
-// cleaned: every test sentence is scored. A single sentence (the text of a
-// classification example) is cleaned the same way, without the ratio.
+// SentencePiece tokenizer turns into millions of tokens. The token cap is
+// judged after the tokenizer is trained (it needs the tokenizer), so the
+// tokenizer's sample may still hold such a pair, but no shard does.
+//
+// Kept pairs get their whitespace normalised (runs of spaces and tabs -> one
+// space, none at either end), which is the text SentencePiece round-trips
+// exactly. Valid and test splits are never cleaned: every test sentence is
+// scored. A single sentence (the text of a classification example) is
+// cleaned the same way, without the ratio.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -168,7 +168,8 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
   };
   const auto [begin, end] = ranks.range(pairs.size());
   Progress progress(ranks, split, end - begin);
-  const bool capped = split == "train" && !is_synthetic_task(options.task);  // as cleaning is
+  // The token cap is a cleaning rule: training split, text tasks (prepare.h).
+  const bool capped = split == "train" && !is_synthetic_task(options.task);
   pairs.read(begin, end, report, [&](SentencePair& pair) {
     std::vector<int32_t> src = tokenizers.src->encode(pair.src);
     std::vector<int32_t> tgt;

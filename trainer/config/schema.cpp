@@ -213,7 +213,7 @@ std::string Schema::type_label(const Entry& entry) {
     for (const auto& c : entry.choices) label += (label.empty() ? "{" : ",") + c;
     return label + "}";
   }
-  static const char* labels[] = {"INT", "FLOAT", "BOOL", "TEXT", "NAME"};
+  static const char* labels[] = {"INT", "FLOAT", "BOOL", "TEXT"};  // a Named field has choices
   return labels[entry.field.index()];
 }
 
