@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Bad input and faults a user meets on a shared cluster, tried on the three
+# programs of a build: prints one Markdown row per case (what, the command,
+# exit status, the first line of the message). For reading two builds side
+# by side (before and after a change to the messages or exit codes):
+#   scripts/fault_table.sh build > new.md ; scripts/fault_table.sh /tmp/old/build > old.md
+# Needs root for the full-disk and read-only cases (small tmpfs mounts). Works in a scratch directory.
+set -uo pipefail
+build=$(realpath "${1:-build}")
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/fault-table.XXXXXX)
+cleanup() {
+  for m in full readonly; do mountpoint -q "$work/$m" && umount "$work/$m"; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work" || exit 1
+mpirun=(bash "$src/scripts/mpirun.sh")
+trainer=("$build/bin/trainer" --train.threads 1)
+evaluate=("$build/bin/evaluate" --threads 1)
+prepare=("$build/bin/prepare_data")
+tiny=(--data.dir data --data.batch_tokens 300 --model.d_model 32 --model.heads 4 --model.d_ff 64
+      --model.encoder_layers 1 --model.decoder_layers 1 --optim.warmup_steps 4 --train.log_every 5
+      --run.out_dir runs)
+
+# The message's first line: the first error, else the first line saying what
+# was refused or dropped, else the first line but the thread-count warning;
+# without the log prefix ([time] [rank 0] [error]).
+first_line() {
+  local line
+  line=$(grep -m1 '\[error\]' "$1" ||
+         grep -m1 -E 'dropped|excludes|requires|not expected|missing|exist|range|must' "$1" ||
+         grep -m1 -v 'torch thread(s) per rank' "$1")
+  line=$(sed -E 's/^\[[0-9:]+\] \[rank [0-9]+\] \[[a-z]+\] //' <<< "$line")
+  line=${line//|/\\|}
+  printf '%s' "${line:0:200}"
+}
+row() {  # <what> <command...>: runs it, prints the row
+  local what=$1; shift
+  local status=0
+  "$@" > out.log 2>&1 < /dev/null || status=$?
+  local shown="${*//$build\/bin\//}"
+  shown=${shown//$work\//}
+  shown=${shown//"${tiny[*]}"/<tiny model>}
+  shown=${shown//" --train.threads 1"/}
+  shown=${shown//" --threads 1"/}
+  printf '| %s | `%s` | %s | %s |\n' "$what" "${shown:0:110}" "$status" "$(first_line out.log)"
+}
+
+"${prepare[@]}" --task reverse --out data --seed 3 --train-size 300 --valid-size 20 --test-size 20 \
+  --min-len 2 --max-len 8 --symbols 11 > /dev/null 2>&1
+"${prepare[@]}" --task copy --out other --seed 3 --train-size 50 --valid-size 10 --test-size 10 \
+  > /dev/null 2>&1
+"${trainer[@]}" "${tiny[@]}" --run.name ok --train.max_steps 20 --train.save_every 10 \
+  > /dev/null 2>&1
+printf '[model]\nd_modl = 64\n' > typo.toml
+printf 'a b\n' > one.src
+printf 'ein Haus\n%s\n' "$(head -c 5000000 /dev/zero | tr '\0' x)" > long.de
+printf 'a house\nx\n' > long.en
+printf 's1 s2\n\xff s3\n' > latin1.txt
+: > empty.txt
+mkdir -p full readonly && mount -t tmpfs -o size=300k tmpfs full && mount -t tmpfs -o ro tmpfs readonly
+head -c 290000 /dev/zero > full/filler 2>/dev/null
+
+echo "| case | command | exit | first line of the message |"
+echo "|---|---|---|---|"
+row "unknown option" "${trainer[@]}" --no-such-option 1
+row "option without its value" "${trainer[@]}" --config
+row "malformed number" "${trainer[@]}" --train.max_steps abc
+row "config file missing" "${trainer[@]}" --config nope.toml
+row "unknown key in the config file" "${trainer[@]}" --config typo.toml
+row "inconsistent model" "${trainer[@]}" "${tiny[@]}" --model.heads 5
+row "value not among the allowed" "${trainer[@]}" "${tiny[@]}" --model.norm middle
+row "dataset directory missing" "${trainer[@]}" "${tiny[@]}" --data.dir nowhere
+row "resume: another model shape" "${trainer[@]}" "${tiny[@]}" --run.name ok --model.d_ff 128
+row "resume: another dataset" "${trainer[@]}" "${tiny[@]}" --run.name ok --data.dir other
+row "resume from a checkpoint that is not there" "${trainer[@]}" "${tiny[@]}" --run.name x \
+  --resume runs/ok/checkpoints/step_00000099
+row "resume from a file" "${trainer[@]}" "${tiny[@]}" --run.name x \
+  --resume runs/ok/checkpoints/step_00000010/model.pt
+row "resume best, no validation" "${trainer[@]}" "${tiny[@]}" --run.name x --resume best
+row "run directory on a full disk" "${trainer[@]}" "${tiny[@]}" --run.out_dir full/runs
+row "run directory not writable" "${trainer[@]}" "${tiny[@]}" --run.out_dir readonly/runs
+"${trainer[@]}" "${tiny[@]}" --run.name busy --train.max_steps 100000 > busy.log 2>&1 &
+busy=$!
+for _ in $(seq 100); do [ -s runs/busy/config.toml ] && break; sleep 0.1; done
+row "a second trainer on a run in training" "${trainer[@]}" "${tiny[@]}" --run.name busy
+kill -KILL $busy; wait $busy 2>/dev/null
+row "evaluate: no run there" "${evaluate[@]}" --run data
+row "evaluate: directory missing" "${evaluate[@]}" --run nowhere
+row "evaluate: beam 0" "${evaluate[@]}" --run runs/ok --beam 0
+row "evaluate: malformed number" "${evaluate[@]}" --run runs/ok --threads abc
+row "evaluate: split missing" "${evaluate[@]}" --run runs/ok --split nope
+row "evaluate: checkpoint is a file" "${evaluate[@]}" --run runs/ok \
+  --checkpoint runs/ok/checkpoints/step_00000010/model.pt
+row "evaluate: best without validation" "${evaluate[@]}" --run runs/ok --checkpoint best
+row "evaluate: average more than exist" "${evaluate[@]}" --run runs/ok --average-last 9
+row "evaluate: another dataset" "${evaluate[@]}" --run runs/ok --data other --split test
+row "evaluate: --translate with --watch" "${evaluate[@]}" --run runs/ok --translate one.src --watch
+row "evaluate: --translate with --split" "${evaluate[@]}" --run runs/ok --translate one.src \
+  --split test
+row "evaluate: --watch with --checkpoint" "${evaluate[@]}" --run runs/ok --watch --checkpoint best
+row "evaluate: --poll-s without --watch" "${evaluate[@]}" --run runs/ok --poll-s 5
+row "evaluate: translate invalid UTF-8" "${evaluate[@]}" --run runs/ok --translate latin1.txt
+row "evaluate: translate an empty file" "${evaluate[@]}" --run runs/ok --translate empty.txt
+row "evaluate: results on a full disk" "${evaluate[@]}" --run runs/ok --split test --out full/eval
+mkdir -p elsewhere
+(cd elsewhere && row "evaluate from another directory" "${evaluate[@]}" --run "$work/runs/ok" \
+  --split test --out "$work/elsewhere/eval")
+sed -i 's|^dir = .*|dir = "moved/data"|' runs/ok/config.toml
+row "evaluate: the run's dataset moved" "${evaluate[@]}" --run runs/ok --split test
+row "prepare: unknown option" "${prepare[@]}" --task copy --out d1 --no-such 1
+row "prepare: option of another task" "${prepare[@]}" --task copy --out d2 --train-src one.src
+row "prepare: source without target" "${prepare[@]}" --task text --out d3 --train-src one.src
+row "prepare: no training file" "${prepare[@]}" --task classify --out d4 --valid-tsv one.src
+row "prepare: negative size" "${prepare[@]}" --task copy --out d5 --shard-mb -1
+row "prepare: input file missing" "${prepare[@]}" --task text --out d6 --train-src nope.de \
+  --train-tgt long.en
+row "prepare: line counts differ" "${prepare[@]}" --task text --out d7 --train-src one.src \
+  --train-tgt long.en
+row "prepare: output exists" "${prepare[@]}" --task copy --out data
+row "prepare: a 5 MB line of one word" "${prepare[@]}" --task text --vocab char --out d8 \
+  --train-src long.de --train-tgt long.en
+row "prepare: output on a full disk" "${prepare[@]}" --task copy --out full/data --train-size 5000
