@@ -42,12 +42,12 @@ damage data/test-00000.h5 tgt/tokens
 status=0
 "$build/bin/evaluate" --run runs/tiny --split test --threads 1 > eval.json 2> eval.log || status=$?
 [ "$status" -eq 1 ] || fail "evaluate on a damaged test shard: exit $status, expected 1" eval.log
-expect_named eval.log data/test-00000.h5 tgt/tokens
+expect_named eval.log "$PWD/data/test-00000.h5" tgt/tokens  # data.dir is saved absolute
 
 damage data/train-00000.h5 tgt/tokens
 status=0
 trainer_run tiny 1 --train.max_steps 8 --train.save_every 2 || status=$?
 [ "$status" -ne 0 ] || fail "the trainer trained on a damaged shard (exit 0)" tiny.log
-expect_named tiny.log data/train-00000.h5 tgt/tokens
+expect_named tiny.log "$PWD/data/train-00000.h5" tgt/tokens
 [ "$(ls runs/tiny/checkpoints)" = "$checkpoints" ] || fail "a checkpoint was written after the damage" tiny.log
 echo "damaged shards: OK"
