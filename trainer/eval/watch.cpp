@@ -11,8 +11,8 @@
 #include "launch/logging.h"
 #include "launch/ranks.h"
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/finished_marker.h"
 #include "trainer/eval/checkpoint_average.h"
-#include "trainer/train/finished_marker.h"
 
 namespace eval {
 
@@ -48,7 +48,8 @@ void append_row(const fs::path& table, const nlohmann::json& r) {
 
 // Rank 0's decision for this poll: a checkpoint to score, "" to wait, or "finished".
 std::string next_action(const std::string& run_dir, const fs::path& table) {
-  const bool finished = train::is_finished(run_dir);  // read before listing: no checkpoint missed
+  const bool finished =
+      checkpoint::is_finished(run_dir);  // read before listing: no checkpoint missed
   const std::set<std::string> done = scored(table);
   for (const auto& dir : checkpoint::Checkpoints(run_dir).list())
     if (!done.count(dir)) return dir;

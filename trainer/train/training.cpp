@@ -29,6 +29,7 @@
 #include "launch/ranks.h"
 #include "launch/shared_directory.h"
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/finished_marker.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 #include "trainer/checkpoint/train_state.h"
@@ -40,7 +41,6 @@
 #include "trainer/runtime/precision.h"
 #include "trainer/task/objective.h"
 #include "trainer/train/exit_codes.h"
-#include "trainer/train/finished_marker.h"
 #include "trainer/train/interval_log.h"
 #include "trainer/train/loss_scaler.h"
 #include "trainer/train/lr_schedule.h"
@@ -223,7 +223,7 @@ void Trainer::start_or_resume(const std::string& resume) {
       logging::warn("training from {}: the run's checkpoints of later steps moved to {}",
                     chosen_step >= 0 ? "step " + std::to_string(chosen_step) : "the start", aside);
     launch::write_file(run_dir_ / "config.toml", resolved_toml_);
-    clear_finished(run_dir_.string());
+    checkpoint::clear_finished(run_dir_.string());
   });
   distributed::broadcast_parameters(params_, *comm_);  // a fresh start: rank 0's initialisation
 
@@ -420,7 +420,7 @@ int Trainer::run(const std::string& resume) {
   distributed::check_replicas_equal(params_, *comm_, state_.step);
   logging::info("parameters identical on all {} ranks (checksum)", ranks_.size());
   save();
-  if (ranks_.is_main()) mark_finished(run_dir_.string(), state_.step);
+  if (ranks_.is_main()) checkpoint::mark_finished(run_dir_.string(), state_.step);
   logging::info("training done: {} steps, {} epochs, {:.0f} s", state_.step, state_.epoch,
                 seconds_since(start));
   return kExitDone;

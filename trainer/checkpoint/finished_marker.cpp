@@ -1,4 +1,4 @@
-#include "trainer/train/finished_marker.h"
+#include "trainer/checkpoint/finished_marker.h"
 
 #include <chrono>
 #include <ctime>
@@ -10,7 +10,7 @@
 
 #include "launch/file_write.h"
 
-namespace train {
+namespace checkpoint {
 
 namespace fs = std::filesystem;
 
@@ -29,4 +29,4 @@ void clear_finished(const std::string& run_dir) { fs::remove(marker(run_dir)); }
 
 bool is_finished(const std::string& run_dir) { return fs::exists(marker(run_dir)); }
 
-}  // namespace train
+}  // namespace checkpoint

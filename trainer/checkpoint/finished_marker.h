@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string>
 
-namespace train {
+namespace checkpoint {
 
 void mark_finished(const std::string& run_dir, int64_t step);  // atomic (written aside, renamed)
 void clear_finished(const std::string& run_dir);
 bool is_finished(const std::string& run_dir);
 
-}  // namespace train
+}  // namespace checkpoint
