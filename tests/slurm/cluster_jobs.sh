@@ -14,7 +14,7 @@
 #     under real preemption: a job of a higher-priority partition needs the
 #     node, Slurm signals and requeues the training job;
 #   - eval.sh --watch beside a training job scores each checkpoint, ends with it;
-#   - the README's one-liner: prepare -> train -> eval chained with afterok.
+#   - docs/cluster.md's one-liner: prepare -> train -> eval chained with afterok.
 # Installs Slurm and munge from Debian if missing; skips (exit 77) only where
 # they cannot be installed, or their daemons cannot run (not root).
 # Usage: cluster_jobs.sh <build dir> <source dir>
@@ -148,16 +148,16 @@ for step in $(seq 50 50 $last); do
 done
 echo "eval.sh --watch beside training: scored steps 50 to $last, ended with the run"
 
-# ---- the README's one-liner, from a checkout whose default config is short -
+# ---- docs/cluster.md's one-liner, from a checkout whose default config is short -
 mkdir chain && cd chain
 ln -s "$src/slurm" slurm
 mkdir configs && sed 's/^max_steps = .*/max_steps = 20/' "$src/configs/default.toml" > configs/default.toml
-chain=$(sed -n '/^    p=\$(sbatch --parsable slurm\/prepare.sh/,/slurm\/eval.sh/p' "$src/README.md")
-[ -n "$chain" ] || fail "no sbatch one-liner in README.md"
-echo "README one-liner:"; echo "$chain"
+chain=$(sed -n '/^    p=\$(sbatch --parsable slurm\/prepare.sh/,/slurm\/eval.sh/p' "$src/docs/cluster.md")
+[ -n "$chain" ] || fail "no sbatch one-liner in docs/cluster.md"
+echo "docs/cluster.md one-liner:"; echo "$chain"
 job=$(eval "$chain" | grep -o "[0-9]*$")
 wait_job "$job" COMPLETED 600
 test -s runs/default/eval/test-step_00000020/results.json || fail "the chain wrote no results.json" "$(log_of "$job")"
-echo "README chain: prepare -> train -> eval COMPLETED, $(grep -o '"exact_match": *[0-9.]*' runs/default/eval/test-step_00000020/results.json || true)"
+echo "docs/cluster.md chain: prepare -> train -> eval COMPLETED, $(grep -o '"exact_match": *[0-9.]*' runs/default/eval/test-step_00000020/results.json || true)"
 
 echo "slurm jobs: OK in $((SECONDS - begin)) s"
