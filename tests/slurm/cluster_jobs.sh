@@ -104,17 +104,28 @@ echo "eval.sh after the training job: $results"
 
 # ---- USR1 in a job's first 2 seconds: before the trainer exists, while it
 # loads LibTorch (it cannot catch the signal yet) or once it can: requeued
-# and completed every time ------------------------------------------------
+# and completed every time. Each run is long enough to be still training
+# when the signal comes: 6 s of steps at the speed runs/whole measured here
+# (its metrics' elapsed_s), three times the latest moment of the signal ---
+early_steps=$("$python" - <<'PY'
+import json, math
+last = [json.loads(line) for line in open("runs/whole/metrics.jsonl")][-1]
+steps_per_s = last["step"] / last["elapsed_s"]
+print(max(40, 20 * math.ceil(6 * steps_per_s / 20)))
+PY
+)
+echo "USR1 early: runs of $early_steps steps (6 s at the speed of runs/whole)"
 for trial in 1 2 3; do
   job=$(submit "$src/slurm/train.sh" "$src/configs/default.toml" runs/early$trial "${TINY[@]}" \
-    --train.max_steps 40 --train.save_every 20)
+    --train.max_steps "$early_steps" --train.save_every $((early_steps / 2)))
   within 120 "job $job to start" test -s "train-$job.out"
   delay=$((RANDOM % 2000))
   sleep "$((delay / 1000)).$(printf %03d $((delay % 1000)))"
-  scancel --signal=USR1 --batch "$job"
+  scancel --signal=USR1 --batch "$job" ||
+    fail "USR1 $delay ms after the start: job $job is $(job_field "$job" JobState), it ended before the signal" "train-$job.out"
   wait_job "$job" COMPLETED 300
   [ "$(job_field "$job" Restarts)" = 1 ] || fail "USR1 $delay ms after the start: not requeued" "train-$job.out"
-  [ "$(readlink runs/early$trial/checkpoints/latest)" = step_00000040 ] ||
+  [ "$(readlink runs/early$trial/checkpoints/latest)" = "$(printf step_%08d "$early_steps")" ] ||
     fail "USR1 $delay ms after the start: the run did not complete" "train-$job.out"
   echo "USR1 $delay ms after the job's start: requeued, completed ($(grep -o "train: .*before it could checkpoint\|train: preempted" "train-$job.out" | head -1))"
 done
