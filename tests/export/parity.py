@@ -8,8 +8,9 @@ released packages (transformers, ctranslate2, sentencepiece):
   greedy      transformers' and CTranslate2's greedy hypotheses = evaluate's, every sentence
               (each sentence's length limit as evaluate's: source length + max extra)
   limit       the same with every sentence cut at its limit (evaluate --max-extra-len 0)
-  beam        beam 4, no length penalty: each hypothesis evaluate's or one the model scores
-              higher (evaluate can end a sentence earlier; docs/export.md)
+  beam        beam 4, no length penalty: transformers' hypotheses = evaluate's (the same rule);
+              CTranslate2's each evaluate's or one the model scores higher (it can end a
+              sentence later; docs/export.md)
   tokenizer   the exported tokenizers encode the split's source text to the shards' ids
 
 Usage: parity.py --run R --data D [--hf DIR] [--ct2 DIR] --evaluated DIR [--checks a,b] [--report F]
@@ -183,11 +184,11 @@ class Parity:
         return (token * (tgt_out != s["pad"])).sum(-1).tolist()
 
     def compare_beam(self, name, got, want):
-        """Beam 4 without length penalty. evaluate, transformers (early_stopping) and CTranslate2 keep
-        the same live hypotheses (the K best that do not end), but evaluate also counts as finished an
-        eos candidate ranked below the K-th best while it looks for K that do not end; the other two
-        only the top K. So evaluate may stop a sentence earlier, never later, and where the answers
-        differ the other's hypothesis must be the more likely one (docs/export.md)."""
+        """Beam 4 without length penalty, against a decoder that keeps the same live hypotheses
+        (the K best that do not end) and finishes the same (eos among the K best) but may stop a
+        sentence later: CTranslate2 stops once the best candidate of a step ends, evaluate once K
+        have ended. Where the answers differ the other's hypothesis must be the more likely one
+        (docs/export.md)."""
         differ = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
         better = True
         if differ:
@@ -256,7 +257,7 @@ def main():
             p.compare("transformers greedy, limit = source length",
                       p.hf_decode(0, num_beams=1), p.hypotheses("limit0"))
         if "beam" in checks:
-            p.compare_beam("transformers beam 4, no length penalty",
+            p.compare("transformers beam 4, no length penalty",
                       p.hf_decode(extra, num_beams=4, length_penalty=0.0, early_stopping=True),
                       p.hypotheses("beam0"))
         if "tokenizer" in checks and kind in ("spm", "word"):
@@ -268,7 +269,7 @@ def main():
             p.compare("ct2 greedy, limit = source length", p.ct2_decode(0, beam_size=1), p.hypotheses("limit0"))
         if "beam" in checks:
             # CTranslate2 without a length penalty stops a sentence once its best candidate ends
-            # (transformers and evaluate: once K have ended); the same bound holds (docs/export.md).
+            # (transformers and evaluate: once K have ended; docs/export.md).
             p.compare_beam("ct2 beam 4, no length penalty",
                            p.ct2_decode(extra, beam_size=4, length_penalty=0.0), p.hypotheses("beam0"))
     if args.report:

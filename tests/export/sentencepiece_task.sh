@@ -6,7 +6,7 @@
 # (MarianTokenizer; SentencePiece beside the CTranslate2 model) turn the test
 # split's source text into the shards' ids, and every hypothesis equals
 # evaluate's (tests/export/parity.py: greedy, length limits, beam 4 without length
-# penalty; transformers' logits within 1e-4).
+# penalty, where CTranslate2's may be more likely; transformers' logits within 1e-4).
 # Usage: sentencepiece_task.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")

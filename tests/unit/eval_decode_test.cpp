@@ -71,6 +71,29 @@ TEST(BeamSearch, FindsTheBestSequenceThatGreedyMisses) {
   EXPECT_NEAR(best[0].score, best[0].log_prob, 1e-12);  // α = 0: lp = 1
 }
 
+// K = 2. Step 1 ranks the extensions a c (0.42), a eos (0.21), b eos (0.18),
+// b c (0.12): "a eos" is among the 2 best and finishes; "b eos" is not and is
+// dropped, so the sentence goes on with a c and b c, and step 2 finds
+// a c eos (0.378). Counting "b eos" too would end the sentence at step 1 with
+// 2 finished and answer "a" (0.21). fairseq and transformers count the same.
+TEST(BeamSearch, OnlyEosAmongTheKBestFinishes) {
+  BigramState state(table({{kBos, kA, 0.7},
+                           {kBos, kB, 0.3},
+                           {kA, kC, 0.6},
+                           {kA, kEos, 0.3},
+                           {kA, kB, 0.1},
+                           {kB, kEos, 0.6},
+                           {kB, kC, 0.4},
+                           {kC, kEos, 0.9},
+                           {kC, kA, 0.1}}));
+  eval::BeamOptions options;
+  options.beam = 2;
+  options.length_penalty = 0;
+  const auto best = eval::beam_search(state, {10}, kBos, kEos, options);
+  EXPECT_EQ(best[0].tokens, (std::vector<int32_t>{kA, kC}));
+  EXPECT_NEAR(best[0].log_prob, std::log(0.7 * 0.6 * 0.9), 1e-6);
+}
+
 TEST(BeamSearch, GnmtLengthPenaltyByHand) {
   // lp(|Y|) = ((5 + |Y|) / 6)^α
   EXPECT_NEAR(eval::gnmt_length_penalty(1, 0.6), 1.0, 1e-12);

@@ -59,7 +59,12 @@ std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64
     const auto log_probs = state.next_log_probs(prefixes).cpu();  // [n × K, V]
     const int64_t V = log_probs.size(1);
     // Every extension of every live hypothesis: [n, K × V]; the best 2K hold
-    // at least K that do not end (a hypothesis has one eos extension).
+    // at least K that do not end (a hypothesis has one eos extension). Of
+    // those that end in eos, only the ones among the K best are finished: a
+    // less likely one is dropped, not counted toward the sentence's K (the
+    // rule of fairseq's and transformers' beam search; counting it could end
+    // the sentence while a live hypothesis is more likely than every
+    // finished one).
     const auto candidates = (scores.unsqueeze(2) + log_probs.view({n, K, V})).view({n, K * V});
     const auto [top_scores, top_index] = candidates.topk(std::min(2 * K, K * V), 1);
     const auto top_score = top_scores.accessor<float, 2>();
@@ -78,7 +83,7 @@ std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64
         const int64_t row = i * K + top[i][j] / V, token = top[i][j] % V;
         const double score = top_score[i][j];
         if (token == eos) {
-          if (score != kNone)
+          if (j < K && score != kNone)
             done.add(rows_of[row], token, /*ended=*/true, score, options.length_penalty);
           continue;
         }

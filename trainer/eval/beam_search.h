@@ -3,8 +3,9 @@
 //   score(Y) = log p(Y | X) / lp(Y),   lp(Y) = ((5 + |Y|) / 6)^α
 //
 // |Y| counts the generated tokens, eos included. Each step extends every live
-// hypothesis of a sentence by every token and keeps the K best extensions;
-// one that ends in eos is set aside as finished. A sentence is done once it
+// hypothesis of a sentence by every token and keeps the K best extensions
+// that do not end in eos; one that ends in eos and is among the K best
+// extensions of the step is set aside as finished. A sentence is done once it
 // has K finished hypotheses (or at its length limit, when its live ones
 // count as finished); its rows then leave the batch, and decoding ends when
 // every sentence is done. The answer is the finished hypothesis with the best
