@@ -3,7 +3,8 @@
 # CUDA runtime, cuBLAS, cuDNN and NCCL as nvidia-* wheels) in a virtual
 # environment inside the project, .venv/torch, with numpy and h5py: the tests
 # of that build check their results with this Python (TEST_PYTHON). Idempotent:
-# a second run checks the installed version against the pin and returns.
+# a second run checks the installed version against the pin and returns; two
+# runs at once (builds or tests side by side) install once, the second waits.
 # Prints one line; the build finds the wheel through scripts/torch_prefix.sh
 # (CMAKE_PREFIX_PATH; CMake takes NCCL and the CUDA runtime from beside it).
 set -euo pipefail
@@ -19,6 +20,9 @@ if [ -n "${TORCH_PYTHON:-}" ]; then  # a torch of your own (scripts/torch_prefix
   exit 0
 fi
 
+mkdir -p .venv
+exec 8> .venv/torch.lock  # taken after setup_export.sh's export.lock, never before it
+flock 8
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
