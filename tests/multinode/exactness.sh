@@ -3,7 +3,7 @@
 # (parameters and every logged loss; dropout on): 2 ranks as 1 node x 2 and
 # 2 nodes x 1, 4 ranks as 1 x 4 (node-shared memory) and 2 x 2 (MPI between
 # the nodes). The sum of the gradients is added in the ring's order on every
-# path (trainer/distributed/mpi_communicator.cpp), so a job requeued onto
+# path (trainer/distributed/mpi_ring.cpp), so a job requeued onto
 # another layout of the same world size resumes bit for bit; the log's first
 # lines name each node's ranks, local ranks and threads, and why 2 x 2 does
 # not use node-shared memory.

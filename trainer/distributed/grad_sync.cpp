@@ -201,7 +201,7 @@ std::optional<torch::Tensor> GradSync::node_shared_buffers(int64_t total) {
   return node_shared_memory(comm_, total * (1 + comm_.world_size()));
 }
 
-// In the MPI ring's order (mpi_communicator.cpp): shard r is
+// In the MPI ring's order (mpi_ring.cpp): shard r is
 // (((x[r+1] + x[r+2]) + x[r+3]) + ... ) + x[r], ranks mod world, so that the
 // sum is bitwise the same whether the ranks share a node or not.
 void GradSync::sum_shared_shards() {
