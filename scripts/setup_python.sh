@@ -13,7 +13,7 @@ stamp=$venv/requirements.txt  # the list the venv was made from
 
 mkdir -p "$root/.venv"
 exec 9> "$root/.venv/tools.lock"  # tests running side by side install once
-flock 9
+flock 9 || echo "setup_python: no lock on $root/.venv/tools.lock (flock failed on this file system)" >&2
 
 if ! cmp -s "$requirements" "$stamp" 2>/dev/null || [ ! -x "$venv/bin/python" ]; then
   echo "setup_python: installing $(grep -v '^#' "$requirements" | xargs) into $venv" >&2

@@ -20,9 +20,13 @@ if [ -n "${TORCH_PYTHON:-}" ]; then  # a torch of your own (scripts/torch_prefix
   exit 0
 fi
 
+# One pip in the venv at a time (here and in setup_export.sh): flock(2) on
+# .venv/torch.lock, across nodes where the checkout's file system carries it
+# (local disks, NFSv4, Lustre mounted with -o flock); where it fails, setup
+# goes on unlocked and says so.
 mkdir -p .venv
-exec 8> .venv/torch.lock  # taken after setup_export.sh's export.lock, never before it
-flock 8
+exec 8> .venv/torch.lock
+flock 8 || echo "setup: no lock on .venv/torch.lock (flock failed on this file system): run one setup at a time" >&2
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi

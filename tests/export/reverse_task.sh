@@ -4,7 +4,7 @@
 # the trained model (tests/export/parity.py): every test-split hypothesis of
 # transformers and CTranslate2 equal to evaluate's, greedy (also with the length
 # limit hit by every sentence); beam 4 without length penalty, transformers'
-# equal, CTranslate2's equal or more likely (it stops later); transformers'
+# equal, CTranslate2's equal or more likely (it stops by another rule); transformers'
 # logits within 1e-4 of the model's; the tokenizer's ids the shards'. A pre-norm
 # run goes to CTranslate2 exactly and is refused for transformers naming ct2; a
 # classifier is refused for both.

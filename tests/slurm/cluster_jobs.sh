@@ -83,6 +83,7 @@ PY
 # ---- an uninterrupted run, ranks started by mpirun ------------------------
 job=$(LAUNCHER=mpirun train runs/whole)
 wait_job "$job" COMPLETED 300
+[ "$(job_field "$job" Restarts)" = 0 ] || fail "the uninterrupted run was requeued" "$(log_of "$job")"
 [ "$(readlink runs/whole/checkpoints/latest)" = "$(printf step_%08d $last)" ] || fail "no final checkpoint" "$(log_of "$job")"
 grep -q "\"step\":$last," runs/whole/metrics.jsonl || fail "metrics.jsonl lacks step $last" "$(log_of "$job")"
 grep -q "train: run runs/whole complete" "$(log_of "$job")" || fail "no completion line" "$(log_of "$job")"
@@ -106,14 +107,15 @@ echo "eval.sh after the training job: $results"
 # loads LibTorch (it cannot catch the signal yet) or once it can: requeued
 # and completed every time. Each run is long enough to be still training
 # when the signal comes: 6 s of steps at the speed runs/whole measured here
-# (its metrics' elapsed_s), three times the latest moment of the signal ---
+# (its metrics' elapsed_s: seconds of training since the start of that one,
+# never requeued, run), three times the latest moment of the signal -------
 early_steps=$("$python" - <<'PY'
 import json, math
 last = [json.loads(line) for line in open("runs/whole/metrics.jsonl")][-1]
 steps_per_s = last["step"] / last["elapsed_s"]
 print(max(40, 20 * math.ceil(6 * steps_per_s / 20)))
 PY
-)
+) || fail "no training speed in runs/whole/metrics.jsonl"
 echo "USR1 early: runs of $early_steps steps (6 s at the speed of runs/whole)"
 for trial in 1 2 3; do
   job=$(submit "$src/slurm/train.sh" "$src/configs/default.toml" runs/early$trial "${TINY[@]}" \
@@ -122,7 +124,7 @@ for trial in 1 2 3; do
   delay=$((RANDOM % 2000))
   sleep "$((delay / 1000)).$(printf %03d $((delay % 1000)))"
   scancel --signal=USR1 --batch "$job" ||
-    fail "USR1 $delay ms after the start: job $job is $(job_field "$job" JobState), it ended before the signal" "train-$job.out"
+    fail "USR1 $delay ms after the start: scancel failed, job $job is $(job_field "$job" JobState)" "train-$job.out"
   wait_job "$job" COMPLETED 300
   [ "$(job_field "$job" Restarts)" = 1 ] || fail "USR1 $delay ms after the start: not requeued" "train-$job.out"
   [ "$(readlink runs/early$trial/checkpoints/latest)" = "$(printf step_%08d "$early_steps")" ] ||

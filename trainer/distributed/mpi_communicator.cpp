@@ -1,5 +1,7 @@
 #include "trainer/distributed/mpi_communicator.h"
 
+#include <mpi.h>
+
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -8,6 +10,12 @@
 #include "trainer/distributed/mpi_staging.h"
 
 namespace distributed {
+
+using mpi::check_call;
+using mpi::check_wait_on_main_thread;
+using mpi::mpi_type;
+using mpi::on_main_thread;
+using mpi::Staged;
 
 namespace {
 
@@ -179,9 +187,9 @@ std::unique_ptr<Work> MpiCommunicator::reduce_scatter(const torch::Tensor& flat,
         // Tags 1..30000 (MPI guarantees at least 32767), in issue order: the
         // same on every rank, and far more than the rings ever in flight.
         const int tag = 1 + static_cast<int>(rings_started_++ % 30000);
-        return start_ring_reduce_scatter(Staged(flat, /*blocking=*/false),
-                                         Staged(shard, /*blocking=*/false), rank_, world_size_,
-                                         tag);
+        return mpi::start_ring_reduce_scatter(Staged(flat, /*blocking=*/false),
+                                              Staged(shard, /*blocking=*/false), rank_, world_size_,
+                                              tag);
       },
       /*blocking=*/!start);
 }
@@ -197,7 +205,7 @@ std::unique_ptr<Work> MpiCommunicator::allgather_shards(torch::Tensor& flat, boo
           MPI_Iallgather(MPI_IN_PLACE, n, mpi_type(flat), staged.data(), n, mpi_type(flat),
                          MPI_COMM_WORLD, &request);
         else
-          ring_allgather(staged.host(), rank_, world_size_);
+          mpi::ring_allgather(staged.host(), rank_, world_size_);
         return std::make_unique<MpiWork>(request, std::move(staged));
       },
       /*blocking=*/!start);

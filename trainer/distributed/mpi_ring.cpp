@@ -1,8 +1,9 @@
 #include "trainer/distributed/mpi_ring.h"
 
 #include <exception>
+#include <utility>
 
-namespace distributed {
+namespace distributed::mpi {
 
 namespace {
 
@@ -101,8 +102,7 @@ class RingReduceScatter : public Work {
 
 std::unique_ptr<Work> start_ring_reduce_scatter(Staged input, Staged result, int rank, int world,
                                                 int tag) {
-  return std::make_unique<RingReduceScatter>(std::move(input), std::move(result), rank, world,
-                                             tag);
+  return std::make_unique<RingReduceScatter>(std::move(input), std::move(result), rank, world, tag);
 }
 
 // In world - 1 steps each rank passes on the chunk it got last (its own
@@ -120,4 +120,4 @@ void ring_allgather(const torch::Tensor& flat, int rank, int world) {
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-}  // namespace distributed
+}  // namespace distributed::mpi

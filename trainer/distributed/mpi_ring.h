@@ -7,11 +7,11 @@
 #include "trainer/distributed/communicator.h"
 #include "trainer/distributed/mpi_staging.h"
 
-namespace distributed {
+namespace distributed::mpi {
 
-// Ring reduce-scatter, started: `input` holds world equal chunks; rank r ends
-// with chunk r summed over the ranks in `result`, when the work is done. Its
-// messages carry `tag`, unique among the collectives in flight.
+// Ring reduce-scatter, started: `input` holds world equal chunks; rank r
+// ends with chunk r summed over the ranks in `result` when the Work is done.
+// Its messages carry `tag`, unique among the collectives in flight.
 std::unique_ptr<Work> start_ring_reduce_scatter(Staged input, Staged result, int rank, int world,
                                                 int tag);
 
@@ -19,4 +19,4 @@ std::unique_ptr<Work> start_ring_reduce_scatter(Staged input, Staged result, int
 // rank's its own; afterwards every chunk.
 void ring_allgather(const torch::Tensor& flat, int rank, int world);
 
-}  // namespace distributed
+}  // namespace distributed::mpi

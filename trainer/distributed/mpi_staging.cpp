@@ -1,6 +1,7 @@
 #include "trainer/distributed/mpi_staging.h"
 
 #include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <mpi.h>
 
 #include <mpi-ext.h>  // after mpi.h: MPIX_Query_cuda_support
 
@@ -8,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace distributed {
+namespace distributed::mpi {
 
 namespace {
 
@@ -80,4 +81,4 @@ void Staged::finish() {
   if (!buffer_.is_same(tensor_)) tensor_.copy_(buffer_, /*non_blocking=*/true);
 }
 
-}  // namespace distributed
+}  // namespace distributed::mpi

@@ -5,7 +5,7 @@
 #include <mpi.h>
 #include <torch/torch.h>
 
-namespace distributed {
+namespace distributed::mpi {
 
 MPI_Datatype mpi_type(const torch::Tensor& t);
 
@@ -34,4 +34,4 @@ class Staged {
   torch::Tensor tensor_, buffer_;
 };
 
-}  // namespace distributed
+}  // namespace distributed::mpi

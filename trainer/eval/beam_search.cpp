@@ -23,6 +23,9 @@ struct Finished {
     hypotheses.push_back(std::move(h));
   }
   Hypothesis best() const {
+    // Never empty: each step finishes or keeps its best candidate, and the
+    // last step finishes what it keeps.
+    if (hypotheses.empty()) throw std::logic_error("beam search: a sentence with no hypothesis");
     return *std::max_element(
         hypotheses.begin(), hypotheses.end(),
         [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; });
@@ -60,11 +63,10 @@ std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64
     const int64_t V = log_probs.size(1);
     // Every extension of every live hypothesis: [n, K × V]; the best 2K hold
     // at least K that do not end (a hypothesis has one eos extension). Of
-    // those that end in eos, only the ones among the K best are finished: a
-    // less likely one is dropped, not counted toward the sentence's K (the
-    // rule of fairseq's and transformers' beam search; counting it could end
-    // the sentence while a live hypothesis is more likely than every
-    // finished one).
+    // those that end in eos, only the ones among the K best are finished; a
+    // less likely one is dropped, not counted toward the sentence's K: the
+    // rule of fairseq's and transformers' beam search, so that evaluate's
+    // answers are those of the model exported to transformers.
     const auto candidates = (scores.unsqueeze(2) + log_probs.view({n, K, V})).view({n, K * V});
     const auto [top_scores, top_index] = candidates.topk(std::min(2 * K, K * V), 1);
     const auto top_score = top_scores.accessor<float, 2>();
