@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -13,6 +12,7 @@
 
 #include "data_pipeline/sha256.h"
 #include "launch/file_write.h"
+#include "launch/utc_time.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 
@@ -99,10 +99,7 @@ std::string Checkpoints::set_aside_after(int64_t step) const {
   for (const auto& dir : list())
     if (dir > kept) later.push_back(dir);  // zero-padded step names sort in step order
   if (later.empty()) return "";
-  const std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H-%M-%SZ", std::gmtime(&now));
-  const fs::path aside = fs::path(dir_).parent_path() / "superseded" / stamp;
+  const fs::path aside = fs::path(dir_).parent_path() / "superseded" / launch::utc_now_for_path();
   fs::create_directories(aside);
   const std::string best = resolve_link("best");
   for (const auto& dir : later) {

@@ -4,14 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <stdexcept>
 
 #include "launch/logging.h"
+#include "launch/utc_time.h"
 
 namespace train {
 
@@ -21,11 +20,8 @@ std::string holder_line() {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   const char* job = std::getenv("SLURM_JOB_ID");
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char time[32];
-  std::strftime(time, sizeof time, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return std::string("host ") + host + ", PID " + std::to_string(getpid()) + ", Slurm job " +
-         (job != nullptr ? job : "none") + ", since " + time;
+         (job != nullptr ? job : "none") + ", since " + launch::utc_now();
 }
 
 std::string read_all(int fd) {
