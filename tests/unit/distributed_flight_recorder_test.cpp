@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "trainer/distributed/flight_recorder.h"
+#include "tests/unit/one_rank_communicator.h"
 #include "trainer/distributed/recorded_communicator.h"
 
 namespace {
@@ -11,7 +12,7 @@ namespace {
 using distributed::FlightRecorder;
 
 // One rank's communicator whose non-blocking work completes when the test says.
-class OneRank : public distributed::Communicator {
+class OneRank : public test_util::OneRankCommunicator {
  public:
   struct ManualWork : distributed::Work {
     bool* done;
@@ -21,23 +22,11 @@ class OneRank : public distributed::Communicator {
   };
   bool done = false;
   bool completes_on_host() const override { return false; }  // as NCCL
-  int rank() const override { return 0; }
-  int world_size() const override { return 1; }
-  const char* backend() const override { return "one"; }
-  void allreduce_sum(torch::Tensor&) override {}
-  std::unique_ptr<distributed::Work> iallreduce_sum(torch::Tensor&) override {
+
+ protected:
+  std::unique_ptr<distributed::Work> make_work() override {
     return std::make_unique<ManualWork>(&done);
   }
-  std::unique_ptr<distributed::Work> ireduce_scatter_sum(const torch::Tensor&,
-                                                         torch::Tensor&) override {
-    return std::make_unique<ManualWork>(&done);
-  }
-  std::unique_ptr<distributed::Work> iallgather_in_place(torch::Tensor&) override {
-    return std::make_unique<ManualWork>(&done);
-  }
-  void broadcast(torch::Tensor&, int) override {}
-  torch::Tensor allgather(const torch::Tensor& local) override { return local.unsqueeze(0); }
-  void barrier() override {}
 };
 
 TEST(FlightRecorder, KeepsTheNewestEntriesInOrder) {

@@ -18,8 +18,8 @@ namespace distributed {
 class Work {
  public:
   virtual ~Work() = default;
-  // True once complete. Also drives progress: MPI moves non-blocking
-  // collectives forward only inside MPI calls, so poll while computing.
+  // True once complete. Also drives progress where the backend needs it
+  // (Communicator::needs_progress_polls).
   virtual bool test() = 0;
   virtual void wait() = 0;
 };
@@ -62,6 +62,12 @@ class Communicator {
   // collective is complete (MPI); false when they return once the device has
   // been told to wait for it (NCCL): what a flight recorder may call done.
   virtual bool completes_on_host() const { return true; }
+  // True when collectives in flight move forward only while this process
+  // calls into the communicator (MPI advances non-blocking collectives inside
+  // MPI calls only), so that a caller computing meanwhile should call a
+  // work's test() now and then; false when they progress by themselves
+  // (NCCL: on the GPU and NCCL's proxy thread), where polling only costs.
+  virtual bool needs_progress_polls() const { return true; }
   // A failure the communicator learned of in the background (NCCL: a peer
   // died, a network error), or "": safe to call from another thread (the
   // watchdog polls it). MPI has none: Open MPI ends the job itself.

@@ -169,8 +169,10 @@ void GradSync::on_gradient_ready(size_t param) {
   done_[param] = true;
   if (--buckets_[bucket_of_[param]].pending == 0) start_ready_buckets();
   // MPI advances non-blocking collectives only inside MPI calls: poke the
-  // ones in flight so they progress while backward computes.
-  for (size_t b = 0; b < next_to_start_; ++b) buckets_[b].work->test();
+  // ones in flight so they progress while backward computes. NCCL's need no
+  // poke, and this hook runs once per parameter on the thread driving backward.
+  if (comm_.needs_progress_polls())
+    for (size_t b = 0; b < next_to_start_; ++b) buckets_[b].work->test();
 }
 
 void GradSync::start_ready_buckets() {

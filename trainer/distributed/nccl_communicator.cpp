@@ -1,5 +1,6 @@
 #include "trainer/distributed/nccl_communicator.h"
 
+#include <c10/core/Event.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -14,6 +15,18 @@
 #include <thread>
 
 #include "launch/logging.h"
+
+// Events: c10::Event, never a raw cudaEvent_t. cudaEventQuery answers
+// cudaErrorNotReady while the work is pending, and the CUDA runtime keeps
+// that answer as the calling thread's last error; the next ATen kernel's
+// launch check (C10_CUDA_KERNEL_LAUNCH_CHECK: cudaGetLastError) would then
+// throw "device not ready" from an unrelated kernel. c10's query
+// (c10/cuda/impl/CUDAGuardImpl.h, queryEvent) clears it with
+// cudaGetLastError, as NCCL does around its own queries (CUDACLEARERROR).
+// Its record and block also set the stream's device for their duration and
+// restore the caller's, and its destructor destroys the event on the
+// device that recorded it. The other CUDA runtime calls here (cudaGetDevice,
+// cudaStreamSynchronize) answer success or a real error, never "not ready".
 
 namespace distributed {
 
@@ -79,14 +92,13 @@ struct NcclCommunicator::State {
   bool aborted = false;                // by abort(): comm is gone
   std::string first_error;             // the asynchronous error that led to the abort, if one did
 
-  // The compute stream: LibTorch's current stream of this rank's device. For
-  // the default stream that handle is 0 (c10/cuda/CUDAStream.cpp:
-  // CUDAStream::stream() returns nullptr), which CUDA reads as the legacy
-  // default stream of the calling thread's current device, whatever device
-  // the c10 stream names: every call below that names it, or creates an
-  // event (an event belongs to the current device, and must be recorded on a
-  // stream of its context), runs under a guard of this rank's device.
-  cudaStream_t compute() const { return c10::cuda::getCurrentCUDAStream(device).stream(); }
+  // The compute stream: LibTorch's current stream of this rank's device, on
+  // the calling thread (autograd's device thread runs backward on the stream
+  // the forward pass used). c10::Event records on and blocks a stream under
+  // a guard of that stream's device, so the default stream's handle 0 (the
+  // legacy default stream of whichever device is current) means this
+  // rank's device there, whatever thread calls.
+  c10::Stream compute() const { return c10::cuda::getCurrentCUDAStream(device); }
 
   // Every collective: the rank's device must be current. runtime/device.h made
   // it so at start-up (the main thread) and autograd's device thread sets it
@@ -102,8 +114,8 @@ struct NcclCommunicator::State {
                              " current, but this rank's device is cuda:" + std::to_string(device));
     return c10::cuda::CUDAGuard(static_cast<c10::DeviceIndex>(device));
   }
-  // Calls from any thread (a work's test or wait, the watchdog's abort): this
-  // rank's device for their duration.
+  // Calls that may come from another thread (the watchdog's abort, the
+  // destructor's synchronisation): this rank's device for their duration.
   c10::cuda::CUDAGuard guard() const {
     return c10::cuda::CUDAGuard(static_cast<c10::DeviceIndex>(device));
   }
@@ -111,17 +123,15 @@ struct NcclCommunicator::State {
   // Before a collective: the communication stream waits for the compute
   // stream's queued work, and `t`'s memory stays reserved until it is done.
   void follow_compute(const torch::Tensor& t) const {
-    cudaEvent_t ready;
-    CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventRecord(ready, compute()));
-    CUDA_CHECK(cudaStreamWaitEvent(stream.stream(), ready, 0));
-    CUDA_CHECK(cudaEventDestroy(ready));
+    c10::Event ready(c10::DeviceType::CUDA);  // PYTORCH_DEFAULT: no timing, as ProcessGroupNCCL's
+    ready.record(compute());
+    ready.block(stream);
     c10::cuda::CUDACachingAllocator::recordStream(t.storage().data_ptr(), stream);
   }
-  cudaEvent_t record_done() const {
-    cudaEvent_t done;
-    CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventRecord(done, stream.stream()));
+  // After a collective: an event that completes with it.
+  c10::Event record_done() const {
+    c10::Event done(c10::DeviceType::CUDA);
+    done.record(stream);
     return done;
   }
   // NCCL's asynchronous error (a peer failed, a network error), or "". Asked
@@ -149,11 +159,8 @@ struct NcclCommunicator::State {
     throw std::runtime_error(error + "; communicator aborted");
   }
   // The host waits for `event`, watching for NCCL errors meanwhile.
-  void host_wait(cudaEvent_t event) {
-    for (;;) {
-      const cudaError_t status = cudaEventQuery(event);
-      if (status == cudaSuccess) return;
-      if (status != cudaErrorNotReady) CUDA_CHECK(status);
+  void host_wait(const c10::Event& event) {
+    while (!event.query()) {
       check_async();
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
@@ -181,39 +188,23 @@ namespace {
 
 class NcclWork : public Work {
  public:
-  NcclWork(std::shared_ptr<NcclCommunicator::State> state, cudaEvent_t done)
-      : state_(std::move(state)), done_(done) {}
-  ~NcclWork() override {
-    try {
-      const auto on_device = state_->guard();
-      cudaEventDestroy(done_);
-    } catch (const std::exception&) {  // a sticky CUDA error: the next checked call reports it
-    }
-  }
+  NcclWork(std::shared_ptr<NcclCommunicator::State> state, c10::Event done)
+      : state_(std::move(state)), done_(std::move(done)) {}
+  // Only the main thread calls it (GradSync polls only communicators that
+  // need it, and NCCL's collectives progress on their own).
   bool test() override {
-    const auto on_device = state_->guard();
-    const cudaError_t status = cudaEventQuery(done_);
-    if (status == cudaErrorNotReady) {
-      state_->check_async();
-      return false;
-    }
-    CUDA_CHECK(status);
-    return true;
+    if (done_.query()) return true;
+    state_->check_async();
+    return false;
   }
   // The compute stream waits for the collective; the host does not.
-  void wait() override {
-    const auto on_device = state_->guard();
-    CUDA_CHECK(cudaStreamWaitEvent(state_->compute(), done_, 0));
-  }
+  void wait() override { done_.block(state_->compute()); }
   // The host waits too (a result the host reads next).
-  void host_wait() {
-    const auto on_device = state_->guard();
-    state_->host_wait(done_);
-  }
+  void host_wait() { state_->host_wait(done_); }
 
  private:
   std::shared_ptr<NcclCommunicator::State> state_;
-  cudaEvent_t done_;
+  c10::Event done_;
 };
 
 }  // namespace

@@ -10,9 +10,14 @@
 //     memory early. After a non-blocking one, Work::wait() makes the current
 //     stream wait for it.
 //   - This rank's device is the current device at every collective (checked:
-//     a different one is an error), and a device guard holds it around every
-//     CUDA and NCCL call, whichever thread makes it (work waited for on
-//     autograd's device thread, the watchdog's abort).
+//     a different one is an error), and a device guard holds it around the
+//     collectives' NCCL calls, the abort and the destructor, whichever thread
+//     makes them (a bucket started on autograd's device thread, the
+//     watchdog's abort). Events are c10's, which set the stream's device
+//     around each call themselves, and whose query clears CUDA's "not ready"
+//     (see the .cpp).
+//   - Collectives progress on the GPU and NCCL's proxy thread by themselves:
+//     nothing needs to poll them (needs_progress_polls() is false).
 //   - Every CUDA and NCCL call is checked; a host wait polls
 //     ncclCommGetAsyncError and aborts the communicator on an error (a peer
 //     that died) instead of hanging; the watchdog polls async_error() about
@@ -40,6 +45,7 @@ class NcclCommunicator : public Communicator {
   void abort() override;
   std::string async_error() override;
   bool completes_on_host() const override { return false; }
+  bool needs_progress_polls() const override { return false; }
 
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;

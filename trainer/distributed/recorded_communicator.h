@@ -31,6 +31,7 @@ class RecordedCommunicator : public Communicator {
   void abort() override { inner_->abort(); }
   std::string async_error() override { return inner_->async_error(); }
   bool completes_on_host() const override { return inner_->completes_on_host(); }
+  bool needs_progress_polls() const override { return inner_->needs_progress_polls(); }
 
  private:
   // `call` (a blocking collective) between its start and done.
