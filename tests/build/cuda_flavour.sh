@@ -16,7 +16,7 @@
 # Usage: cuda_flavour.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
-if ! grep -q "^TRAINER_WITH_NCCL:BOOL=ON" "$build/CMakeCache.txt" || ! grep -q "libtorch_cuda" \
+if ! grep -q "^TRAINER_BUILT_NCCL:INTERNAL=ON" "$build/CMakeCache.txt" || ! grep -q "libtorch_cuda" \
     <<<"$(ldd "$build/bin/trainer")"; then
   echo "SKIP: $build is not the CUDA flavour (scripts/build.sh --torch pypi builds it)"
   exit 77

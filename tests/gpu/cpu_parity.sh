@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Training on the GPU follows the CPU: one rank, fp32 without TF32, dropout 0,
+# Training on the GPU (one rank, the NCCL backend: its collectives, events and
+# streams in every step) follows the CPU: one rank, fp32 without TF32, dropout 0,
 # so that both start from the same parameters (initialised on the CPU) and
 # take the same batches; after 10 steps the parameters and every logged loss
 # agree to 1e-4 relative. The kernels are all different ones (cuBLAS, the
@@ -14,12 +15,14 @@
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
 source "$src/tests/gpu/gpu.bash"
-require_gpu
+require_nccl
 source "$src/tests/script_lib.bash"
 enter_scratch gpu-cpu-parity
 prepare_tiny data
 for device in cpu cuda; do
-  trainer_run "$device" 1 --train.device "$device" --train.precision fp32 --train.tf32 false \
+  backend=mpi; [ "$device" = cuda ] && backend=nccl
+  trainer_run "$device" 1 --train.device "$device" --dist.backend "$backend" \
+    --train.precision fp32 --train.tf32 false \
     --model.dropout 0 --train.max_steps 10 --train.save_every 0 || fail "training on $device" "$device.log"
 done
 "$python" "$src/tests/trajectory.py" 1e-4 cpu cuda

@@ -8,7 +8,7 @@ set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
 source "$src/tests/gpu/gpu.bash"
 require_gpu
-TRAINER_EXTRA_ARGS="--train.device cuda --dist.backend mpi --train.precision fp32" \
+TRAINER_EXTRA_ARGS="--train.device cuda --dist.backend mpi --train.precision fp32 --train.tf32 false" \
   INVARIANCE_RTOL=1e-5 bash "$src/tests/mpi/global_batch_invariance.sh" "$build" "$src"
 TRAINER_EXTRA_ARGS="--train.device cuda --dist.backend mpi --train.precision bf16" \
   INVARIANCE_RTOL=2e-2 bash "$src/tests/mpi/global_batch_invariance.sh" "$build" "$src"
