@@ -27,11 +27,13 @@ prepare_on() {  # <ranks> <out> [prepare_data options...]
     --shard-size 400 "$@" > "$out.log" 2>&1 || fail "prepare_data -np $ranks $out" "$out.log"
 }
 
-# A tiny model on ./data, one thread per rank, runs in ./runs.
+# A tiny model on ./data, one thread per rank, runs in ./runs; fp32 on every
+# CPU (auto would choose bf16 on one with bfloat16 instructions), since the
+# tests' tolerances are fp32's.
 TINY=(--data.dir data --data.batch_tokens 300 --model.d_model 32 --model.heads 4
       --model.d_ff 64 --model.encoder_layers 2 --model.decoder_layers 2
       --optim.lr 0.5 --optim.warmup_steps 4 --train.log_every 1 --train.threads 1
-      --run.out_dir runs)
+      --train.precision fp32 --run.out_dir runs)
 
 # Trains run <name> on <ranks> ranks; returns the exit code. Each call writes
 # a fresh <name>.log (an earlier call's of the same name is replaced), so a

@@ -25,7 +25,7 @@ cd "$work"
 common=(--data.dir data --data.batch_tokens 300 --model.d_model 32 --model.heads 4
         --model.d_ff 64 --model.encoder_layers 2 --model.decoder_layers 2 --model.dropout 0
         --optim.lr 0.5 --optim.warmup_steps 4 --train.max_steps 3 --train.log_every 1 --train.save_every 0
-        --train.threads 1 --run.out_dir runs)
+        --train.threads 1 --train.precision fp32 --run.out_dir runs)  # fp32 whatever the CPU
 read -ra extra <<<"${TRAINER_EXTRA_ARGS:-}"
 common+=("${extra[@]}")
 train() {  # name ranks accum [extra trainer options]

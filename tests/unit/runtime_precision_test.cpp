@@ -8,6 +8,9 @@
 #include <ATen/Context.h>
 #include <ATen/autocast_mode.h>
 
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 
 #include "tests/unit/error_message.h"
@@ -21,6 +24,22 @@ TEST(Precision, NamesAndAClearErrorForOthers) {
   EXPECT_EQ(runtime::parse_precision("fp16"), runtime::Precision::kFp16);
   test_util::expect_mentions(test_util::error_of([] { runtime::parse_precision("fp8"); }),
                              {"fp8", "fp32, bf16 or fp16"});
+}
+
+// auto on a CPU: bf16 exactly when the kernel lists a bfloat16 instruction
+// set among the CPU's flags (the whole /proc/cpuinfo searched here, not
+// parsed line by line as the trainer does); the explicit settings as given.
+TEST(Precision, AutoOnACpuFollowsItsBfloat16Instructions) {
+  std::ostringstream cpuinfo;
+  cpuinfo << std::ifstream("/proc/cpuinfo").rdbuf();
+  const bool native = std::regex_search(cpuinfo.str(), std::regex(R"(\b(avx512_bf16|amx_bf16)\b)"));
+  const torch::Device cpu(torch::kCPU);
+  const auto choice = runtime::choose_precision("auto", cpu);
+  EXPECT_EQ(choice.precision, native ? runtime::Precision::kBf16 : runtime::Precision::kFp32);
+  EXPECT_NE(choice.reason.find(native ? "has" : "no bfloat16"), std::string::npos) << choice.reason;
+  EXPECT_EQ(runtime::choose_precision("fp32", cpu).precision, runtime::Precision::kFp32);
+  EXPECT_EQ(runtime::choose_precision("bf16", cpu).precision, runtime::Precision::kBf16);
+  EXPECT_STREQ(runtime::precision_name(runtime::choose_precision("bf16", cpu).precision), "bf16");
 }
 
 // The CPU's autocast dtype inside a scope, and the state restored after it.

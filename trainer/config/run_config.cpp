@@ -95,11 +95,12 @@ void RunConfig::bind(Schema& s) {
         "malloc keeps the host memory a step frees for the next step's tensors instead of "
         "unmapping large blocks (which page-fault back in); false: glibc's default");
   s.add("train.precision", &train.precision,
-        "fp32, or bf16: forward pass under autocast to bfloat16 (AVX512-BF16/AMX via oneDNN, CUDA "
-        "autocast on GPUs); weights, gradients, Adam moments, loss and checkpoints stay fp32; "
-        "fp16: the same with float16 and a dynamic loss scale, on CUDA only (GPUs without "
-        "bfloat16)",
-        {"fp32", "bf16", "fp16"});
+        "auto: bf16 where the device has bfloat16 units (CUDA compute capability >= 8.0; CPUs "
+        "with AVX512-BF16 or AMX), else fp32 (the run's log and config.toml say which); fp32; "
+        "bf16: forward pass under autocast to bfloat16 (oneDNN on CPUs, CUDA autocast on GPUs); "
+        "weights, gradients, Adam moments, loss and checkpoints stay fp32; fp16: the same with "
+        "float16 and a dynamic loss scale, on CUDA only (GPUs without bfloat16)",
+        {"auto", "fp32", "bf16", "fp16"});
   s.add("train.attention", &train.attention,
         "auto: LibTorch's fused scaled_dot_product_attention (flash / memory-efficient kernels) "
         "on GPUs, the explicit matmul-softmax-matmul on CPUs and with train.deterministic; "
@@ -107,7 +108,8 @@ void RunConfig::bind(Schema& s) {
         {"auto", "explicit", "fused"});
   s.add("train.tf32", &train.tf32,
         "fp32 matrix products and convolutions on CUDA tensor cores in TF32 (10-bit mantissa, "
-        "Ampere and later); false: IEEE fp32. No effect on CPUs");
+        "fp32's range; compute capability >= 8.0, no effect on older GPUs and on CPUs); false: "
+        "IEEE fp32 (e.g. to compare with a CPU run)");
   s.add("train.device", &train.device,
         "auto: cuda:<local rank> (or the one GPU the scheduler bound to the rank) when LibTorch "
         "has CUDA and the node a GPU, else the CPU; cpu; cuda (an error without a GPU)",

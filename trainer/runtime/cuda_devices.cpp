@@ -49,6 +49,13 @@ std::vector<std::string> visible_gpu_uuids() {
   return uuids;
 }
 
+GpuProperties gpu_properties(const torch::Device& device) {
+  if (!device.is_cuda()) throw std::logic_error("gpu_properties(" + device.str() + "): not a GPU");
+  cudaDeviceProp properties{};
+  check(cudaGetDeviceProperties(&properties, device.index()), "cudaGetDeviceProperties");
+  return {properties.name, properties.major, properties.minor};
+}
+
 // Through c10, not cudaSetDevice alone: c10 keeps a per-thread "target"
 // device of its own (c10/cuda/CUDAFunctions.cpp, MaybeSetDevice: CUDA 12+
 // guards defer switching to a device without a context) that its
@@ -60,6 +67,10 @@ void make_current(const torch::Device& device) {
 #else  // LibTorch without CUDA: no GPU to see or to choose
 
 std::vector<std::string> visible_gpu_uuids() { return {}; }
+
+GpuProperties gpu_properties(const torch::Device& device) {
+  throw std::logic_error("gpu_properties(" + device.str() + ") in a build without CUDA");
+}
 
 void make_current(const torch::Device& device) {
   if (device.is_cuda())

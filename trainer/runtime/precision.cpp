@@ -4,10 +4,30 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include "trainer/runtime/cuda_devices.h"
 
 namespace runtime {
 namespace {
+
+// The CPU's bfloat16 instructions, as the kernel lists them (/proc/cpuinfo
+// flags: avx512_bf16, amx_bf16); "" where it has neither (or no such file).
+std::string cpu_bf16_instructions() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    std::istringstream flags(line.substr(line.find(':') + 1));
+    std::string flag, found;
+    while (flags >> flag)
+      if (flag == "avx512_bf16" || flag == "amx_bf16") found += (found.empty() ? "" : " and ") + flag;
+    return found;
+  }
+  return "";
+}
 
 // Autocast state per device type. LibTorch ≥ 2.4 takes the device type;
 // 1.13 (Debian's) has one function pair per device, now deprecated.
@@ -60,6 +80,30 @@ Precision parse_precision(const std::string& name) {
   if (name == "bf16") return Precision::kBf16;
   if (name == "fp16") return Precision::kFp16;
   throw std::invalid_argument("precision must be fp32, bf16 or fp16, got '" + name + "'");
+}
+
+const char* precision_name(Precision precision) {
+  switch (precision) {
+    case Precision::kBf16: return "bf16";
+    case Precision::kFp16: return "fp16";
+    default: return "fp32";
+  }
+}
+
+PrecisionChoice choose_precision(const std::string& setting, const torch::Device& device) {
+  if (setting != "auto") return {parse_precision(setting), "train.precision = " + setting};
+  if (device.is_cuda()) {
+    const GpuProperties gpu = gpu_properties(device);
+    const std::string what = device.str() + " (" + gpu.name + ", compute capability " +
+                             std::to_string(gpu.major) + "." + std::to_string(gpu.minor) + ")";
+    return gpu.major >= 8 ? PrecisionChoice{Precision::kBf16, "auto: " + what + " has bfloat16 tensor cores"}
+                          : PrecisionChoice{Precision::kFp32, "auto: " + what + " has no bfloat16"};
+  }
+  const std::string bf16 = cpu_bf16_instructions();
+  return bf16.empty()
+             ? PrecisionChoice{Precision::kFp32,
+                               "auto: this CPU has no bfloat16 instructions (oneDNN would emulate them)"}
+             : PrecisionChoice{Precision::kBf16, "auto: this CPU has " + bf16};
 }
 
 AutocastScope::AutocastScope(Precision precision, const torch::Device& device)

@@ -12,6 +12,13 @@
 //   fp16  as bf16 with float16, for GPUs without bfloat16 (V100, T4): CUDA
 //         only; its 5-bit exponent needs the dynamic loss scale of
 //         train/loss_scaler.h.
+//   auto  (the default) bf16 where the device computes in bfloat16 natively,
+//         else fp32: CUDA GPUs of compute capability 8.0 and later (A100,
+//         H100: bf16 tensor cores, 989 dense TFLOP/s on an H100 against 67 in
+//         fp32); CPUs with AVX512-BF16 or AMX, where oneDNN's bf16 GEMMs made
+//         the trainer ~1.75x faster than fp32, while on CPUs without them it
+//         emulates bfloat16 and was ~7x slower (docs/performance.md). fp16 is
+//         never chosen: its loss scale is a trade a user makes knowingly.
 #pragma once
 #include <torch/torch.h>
 
@@ -23,6 +30,15 @@ enum class Precision { kFp32, kBf16, kFp16 };
 
 // "fp32" | "bf16" | "fp16"; anything else throws std::invalid_argument.
 Precision parse_precision(const std::string& name);
+const char* precision_name(Precision precision);
+
+// train.precision for `device`: "auto" decided as above, the others parsed;
+// `reason` says why, for the log.
+struct PrecisionChoice {
+  Precision precision;
+  std::string reason;
+};
+PrecisionChoice choose_precision(const std::string& setting, const torch::Device& device);
 
 // Autocast for the forward pass and loss of one micro-batch on `device`, for
 // the lifetime of the scope (a no-op for fp32). Leaving the outermost scope

@@ -79,6 +79,32 @@ data::BatcherOptions batcher_options(const config::RunConfig& cfg) {
   return o;
 }
 
+// train.precision for `device`, with the reason in the log (auto: bf16 where
+// the device has bfloat16 units; runtime/precision.h). Collective: auto is
+// bf16 only where every rank's device has it, so that ranks on nodes of
+// different CPUs or GPUs train alike.
+runtime::Precision chosen_precision(const std::string& setting, const torch::Device& device,
+                                    const launch::Ranks& ranks) {
+  runtime::PrecisionChoice choice = runtime::choose_precision(setting, device);
+  if (setting == "auto" && ranks.any(choice.precision != runtime::Precision::kBf16) &&
+      choice.precision == runtime::Precision::kBf16)
+    choice = {runtime::Precision::kFp32, "auto: another rank's device has no bfloat16"};
+  logging::info("precision: {} ({})", runtime::precision_name(choice.precision), choice.reason);
+  return choice.precision;
+}
+
+// The resolved config (config::Schema::to_toml: one `key = value` line each)
+// with train.precision = auto replaced by what this run chose, so that the
+// run's config.toml and its checkpoints say how it trained.
+std::string with_precision(std::string toml, runtime::Precision precision) {
+  const std::string asked = "\nprecision = \"auto\"\n";
+  const size_t at = toml.find(asked);
+  if (at != std::string::npos)
+    toml.replace(at, asked.size(),
+                 std::string("\nprecision = \"") + runtime::precision_name(precision) + "\"\n");
+  return toml;
+}
+
 // Everything of one rank's training job; run() is the loop.
 class Trainer {
  public:
@@ -93,15 +119,16 @@ class Trainer {
   void account(const StepRecord& record);
   bool validate();  // false: early stop (patience exhausted)
   void save();
+  void refuse_diverged_parameters();  // throws before a checkpoint of diverged weights
   bool shard_update() const;
 
   const config::RunConfig& cfg_;
-  const std::string resolved_toml_;
   const launch::Ranks ranks_;
   const launch::ProcessInfo process_;          // this rank's place: host, ranks on its node
   const runtime::DeviceChoice device_choice_;  // device and backend, agreed by all ranks
   const torch::Device device_;
-  const runtime::Precision precision_;
+  const runtime::Precision precision_;  // train.precision, auto decided for device_
+  const std::string resolved_toml_;     // with the precision chosen (config.toml, checkpoints)
   distributed::FlightRecorder recorder_;  // comm_'s last collectives, for the watchdog
   const std::unique_ptr<distributed::Communicator> comm_;
   const fs::path run_dir_;
@@ -141,12 +168,12 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                  const launch::ProcessInfo& process, Watchdog& watchdog,
                  const PreemptionSignals& signals)
     : cfg_(cfg),
-      resolved_toml_(resolved_toml),
       process_(process),
       device_choice_(runtime::agree_on_device(process, cfg.train.device, cfg.dist.backend,
                                               cfg.train.deterministic, ranks_)),
       device_(device_choice_.device),
-      precision_(runtime::parse_precision(cfg.train.precision)),
+      precision_(chosen_precision(cfg.train.precision, device_, ranks_)),
+      resolved_toml_(with_precision(resolved_toml, precision_)),
       comm_(std::make_unique<distributed::RecordedCommunicator>(
           distributed::make_communicator(device_choice_.backend, device_), recorder_)),
       run_dir_(cfg.run_dir()),
@@ -158,13 +185,18 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
       schedule_(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps, cfg.model.d_model),
       checkpoints_(run_dir_.string(), cfg.train.keep_last),
       identity_{process.world_size, cfg.train.accum_steps,
-                data::sha256_file(fs::path(cfg.data.dir) / data::kManifestFile), resolved_toml},
+                data::sha256_file(fs::path(cfg.data.dir) / data::kManifestFile), resolved_toml_},
       guard_(cfg.train.max_nonfinite_steps),
       phases_(watchdog, device_) {
   if (precision_ == runtime::Precision::kFp16 && !device_.is_cuda())
     throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device_.str() +
                                 " (on CPUs: bf16)");
   runtime::use_tf32(cfg.train.tf32);
+  // Adam moves each weight by up to about the learning rate per step.
+  if (const double peak = schedule_.at(std::max<int64_t>(1, cfg.optim.warmup_steps)); peak > 1)
+    logging::warn("the schedule's peak learning rate is {:g} (optim.lr = {:g}, {}): Adam moves "
+                  "each weight by up to that much per step, and runs diverge far below it",
+                  peak, cfg.optim.lr, cfg.optim.schedule);
   if (batcher_.num_skipped() > 0)
     logging::warn("{} training examples are longer than data.max_len = {} and are skipped",
                   batcher_.num_skipped(), cfg.data.max_len);
