@@ -1,7 +1,10 @@
 // The fused attention kernel (LibTorch's scaled_dot_product_attention,
 // train.attention = fused / auto on GPUs) against the paper's explicit
 // matmul-softmax-matmul: the same outputs and gradients, with padding and
-// causal masks, in one attention module and in the whole encoder-decoder.
+// causal masks, in one attention module and in the whole encoder-decoder;
+// the masks as training builds them (masks.h: the source's only where a row
+// is padded, the target's causal alone) against the full boolean ones of
+// the Annotated Transformer; and incremental decoding, which passes no mask.
 // Needs LibTorch >= 2.0 (the GPU flavour's); skipped, and reported as
 // skipped, on Debian's 1.13.
 #include <gtest/gtest.h>
@@ -67,6 +70,71 @@ TEST(AttentionKernels, TheEncoderDecoderGivesTheSameLogits) {
   const auto a = plain->logits(src, tgt, src_mask, tgt_mask);
   const auto b = fused->logits(src, tgt, src_mask, tgt_mask);
   EXPECT_TRUE(torch::allclose(a, b, 1e-4, 1e-5)) << (a - b).abs().max();
+}
+
+// The model of these tests, with one attention kernel or the other, same weights.
+struct TwoKernels {
+  model::EncoderDecoder plain{nullptr}, fused{nullptr};
+};
+TwoKernels two_kernels() {
+  model::ModelConfig c;
+  c.src_vocab = c.tgt_vocab = 19;
+  c.d_model = 32, c.heads = 4, c.d_ff = 64, c.encoder_layers = c.decoder_layers = 2;
+  c.dropout = 0.0, c.max_positions = 16;
+  torch::manual_seed(7);
+  TwoKernels m{model::EncoderDecoder(c), nullptr};
+  c.attention = AttentionKernel::kFused;
+  m.fused = model::EncoderDecoder(c);
+  copy_parameters(m.plain, m.fused);
+  return m;
+}
+
+// Training's masks (a causal target mask without the target's padding; no
+// source mask for an unpadded batch) give, at every real target position,
+// the logits of the Annotated Transformer's boolean masks, with either kernel.
+TEST(AttentionKernels, TrainingMasksGiveTheAnnotatedTransformersLogits) {
+  if (!kHasFusedAttention) GTEST_SKIP() << "fused attention needs LibTorch >= 2.0";
+  auto m = two_kernels();
+  const auto tgt = torch::tensor({{1, 8, 9, 10}, {1, 11, 0, 0}});
+  const auto real = (tgt != 0).unsqueeze(-1);  // [B, T, 1]
+  for (const bool padded : {true, false}) {
+    const auto src = padded ? torch::tensor({{4, 5, 6, 7, 3}, {4, 9, 3, 0, 0}})
+                            : torch::tensor({{4, 5, 6, 7, 3}, {4, 9, 12, 13, 3}});
+    const auto annotated = m.plain->logits(src, tgt, model::make_src_mask(src, 0),
+                                           model::make_tgt_mask(tgt, 0));
+    const auto src_mask = model::source_mask(src, 0, padded);
+    EXPECT_EQ(src_mask.empty(), !padded);
+    for (auto* kernel : {&m.plain, &m.fused}) {
+      const auto logits = (*kernel)->logits(src, tgt, src_mask, model::target_mask());
+      const auto diff = (logits - annotated).masked_fill(real.logical_not(), 0).abs().max();
+      // The explicit kernel computes every real position from the same
+      // numbers as before (only the pad rows' keys differ): bitwise equal.
+      const double tolerance = kernel == &m.plain ? 0.0 : 1e-4;
+      EXPECT_LE(diff.item<double>(), tolerance)
+          << (kernel == &m.plain ? "explicit" : "fused")
+          << (padded ? ", padded source" : ", unpadded source");
+    }
+  }
+}
+
+// Incremental decoding (decoder_cache.h: the self-attention of one new
+// position over the cache, no mask) runs through the fused kernel and gives
+// the explicit one's hidden states.
+TEST(AttentionKernels, IncrementalDecodingAgrees) {
+  if (!kHasFusedAttention) GTEST_SKIP() << "fused attention needs LibTorch >= 2.0";
+  auto m = two_kernels();
+  m.plain->eval(), m.fused->eval();
+  torch::NoGradGuard no_grad;
+  const auto src = torch::tensor({{4, 5, 6, 7, 3}, {4, 9, 3, 0, 0}});
+  const model::AttentionMask src_mask(model::make_src_mask(src, 0));
+  auto plain_cache = m.plain->start_decoding(m.plain->encode(src, src_mask));
+  auto fused_cache = m.fused->start_decoding(m.fused->encode(src, src_mask));
+  for (const int64_t token : {1, 8, 9}) {
+    const auto tokens = torch::full({2, 1}, token, torch::kLong);
+    const auto a = m.plain->decode_step(tokens, src_mask, plain_cache);
+    const auto b = m.fused->decode_step(tokens, src_mask, fused_cache);
+    EXPECT_TRUE(torch::allclose(a, b, 1e-4, 1e-5)) << (a - b).abs().max();
+  }
 }
 
 }  // namespace

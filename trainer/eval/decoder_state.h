@@ -35,8 +35,9 @@ class TransformerDecoderState : public DecoderState {
 
  private:
   model::EncoderDecoder& model_;
-  torch::Tensor src_mask_;     // [N, 1, 1, S]
-  model::DecoderCache cache_;  // keys and values of the memory and of positions < t
+  torch::Tensor src_keep_;         // [N, 1, 1, S] bool: the source positions that are not padding
+  model::AttentionMask src_mask_;  // of src_keep_, built once per set of rows for every step
+  model::DecoderCache cache_;      // keys and values of the memory and of positions < t
 };
 
 }  // namespace eval

@@ -3,7 +3,6 @@
 #include <torch/version.h>
 
 #include <cmath>
-#include <limits>
 
 // Projections call ATen's torch::linear, which folds [B, T, D] into one GEMM
 // with the bias added inside it (addmm); the C++ frontend's Linear::forward
@@ -12,18 +11,6 @@
 namespace model {
 
 namespace {
-
-// Most negative finite value of a floating dtype. Masked scores get it rather
-// than -inf: exp() still makes it 0, a fully masked row stays finite, and it
-// fits the dtype (-1e9 would overflow half precision).
-double lowest_finite(torch::ScalarType dtype) {
-  switch (dtype) {
-    case torch::kHalf: return std::numeric_limits<c10::Half>::lowest();
-    case torch::kBFloat16: return std::numeric_limits<c10::BFloat16>::lowest();
-    case torch::kDouble: return std::numeric_limits<double>::lowest();
-    default: return std::numeric_limits<float>::lowest();
-  }
-}
 
 // d_k = d_v = d_model / h
 int64_t head_size(int64_t d_model, int64_t heads) {
@@ -58,14 +45,14 @@ std::vector<torch::Tensor> MultiHeadedAttentionImpl::split_heads(const torch::Te
 }
 
 torch::Tensor MultiHeadedAttentionImpl::forward_self(const torch::Tensor& x,
-                                                     const torch::Tensor& mask) {
+                                                     const AttentionMask& mask) {
   auto qkv = queries_keys_values(x);
   return attend(qkv[0], qkv[1], qkv[2], mask);
 }
 
 torch::Tensor MultiHeadedAttentionImpl::forward_cross(const torch::Tensor& x,
                                                       const torch::Tensor& memory,
-                                                      const torch::Tensor& mask) {
+                                                      const AttentionMask& mask) {
   const auto [keys, values] = keys_values(memory);
   return attend(queries(x), keys, values, mask);
 }
@@ -92,7 +79,7 @@ std::pair<torch::Tensor, torch::Tensor> MultiHeadedAttentionImpl::keys_values(
 }
 
 torch::Tensor MultiHeadedAttentionImpl::attend(const torch::Tensor& q, const torch::Tensor& k,
-                                               const torch::Tensor& v, const torch::Tensor& mask) {
+                                               const torch::Tensor& v, const AttentionMask& mask) {
   const bool fused = kernel_ == AttentionKernel::kFused ||
                      (kernel_ == AttentionKernel::kFusedOnGpu && q.is_cuda());
   auto heads = fused ? fused_attention(q, k, v, mask) : explicit_attention(q, k, v, mask);
@@ -104,11 +91,12 @@ torch::Tensor MultiHeadedAttentionImpl::attend(const torch::Tensor& q, const tor
 torch::Tensor MultiHeadedAttentionImpl::explicit_attention(const torch::Tensor& q,
                                                            const torch::Tensor& k,
                                                            const torch::Tensor& v,
-                                                           const torch::Tensor& mask) {
+                                                           const AttentionMask& mask) {
   // Q K^T / sqrt(d_k), computed as (Q / sqrt(d_k)) K^T   // [B, h, Tq, Tk]
   auto scores = torch::matmul(q / std::sqrt(static_cast<double>(d_k_)), k.transpose(-2, -1));
-  if (mask.defined())
-    scores = scores.masked_fill(mask.logical_not(), lowest_finite(scores.scalar_type()));
+  if (!mask.empty())
+    scores =
+        scores.masked_fill(mask.keep_all(scores).logical_not(), lowest_finite(scores.scalar_type()));
   auto p_attn = dropout_(torch::softmax(scores, -1));  // [B, h, Tq, Tk]
   return torch::matmul(p_attn, v);                     // [B, h, Tq, d_k]
 }
@@ -116,11 +104,20 @@ torch::Tensor MultiHeadedAttentionImpl::explicit_attention(const torch::Tensor& 
 torch::Tensor MultiHeadedAttentionImpl::fused_attention(const torch::Tensor& q,
                                                         const torch::Tensor& k,
                                                         const torch::Tensor& v,
-                                                        const torch::Tensor& mask) {
+                                                        const AttentionMask& mask) {
 #if TORCH_VERSION_MAJOR >= 2
-  // The boolean mask means the same there: true = the key takes part.
+  // Causal: the is_causal flag, no mask tensor (FlashAttention takes it);
+  // padding: the mask's additive bias, made once per batch (masks.h); else
+  // none. "None" is nullopt: an undefined tensor inside the optional would
+  // be read as a mask by SDPA's input checks (attention.cpp, validate_sdpa_input).
+  const torch::Tensor bias = mask.bias(q.scalar_type());
+  const c10::optional<torch::Tensor> attn_mask =
+      bias.defined() ? c10::optional<torch::Tensor>(bias) : c10::nullopt;
+  TORCH_CHECK(!mask.is_causal() || q.size(2) == k.size(2),
+              "a causal mask needs as many queries as keys (", q.size(2), " vs ", k.size(2), ")");
   const double p = is_training() ? dropout_->options.p() : 0.0;
-  return at::scaled_dot_product_attention(q, k, v, mask, p);  // [B, h, Tq, d_k]
+  return at::scaled_dot_product_attention(q, k, v, attn_mask, p,
+                                          mask.is_causal());  // [B, h, Tq, d_k]
 #else
   TORCH_CHECK(false, "fused attention needs LibTorch >= 2.0 (this is ", TORCH_VERSION, ")");
 #endif

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "trainer/model/masks.h"
 #include "trainer/model/model_config.h"
 
 namespace model {
@@ -20,13 +21,13 @@ class MultiHeadedAttentionImpl : public torch::nn::Module {
                            AttentionKernel kernel = AttentionKernel::kExplicit);
 
   // Self-attention: Q, K and V from x with one fused projection.
-  // x [B, T, D], mask bool broadcastable to [B, h, T, T] -> [B, T, D]
-  torch::Tensor forward_self(const torch::Tensor& x, const torch::Tensor& mask);
+  // x [B, T, D], mask of [B, h, T, T] scores (masks.h) -> [B, T, D]
+  torch::Tensor forward_self(const torch::Tensor& x, const AttentionMask& mask);
 
   // Encoder-decoder attention: Q from x, K and V from memory (one fused projection).
-  // x [B, Tq, D], memory [B, Tk, D], mask broadcastable to [B, h, Tq, Tk] -> [B, Tq, D]
+  // x [B, Tq, D], memory [B, Tk, D], mask of [B, h, Tq, Tk] scores -> [B, Tq, D]
   torch::Tensor forward_cross(const torch::Tensor& x, const torch::Tensor& memory,
-                              const torch::Tensor& mask);
+                              const AttentionMask& mask);
 
   // The two halves of both, which incremental decoding (decoder_cache.h) also uses:
   // projections into heads, then attention over them.
@@ -36,20 +37,20 @@ class MultiHeadedAttentionImpl : public torch::nn::Module {
   torch::Tensor queries(const torch::Tensor& x);
   // K and V of memory [B, Tk, D] (one GEMM) -> two [B, h, Tk, d_k]
   std::pair<torch::Tensor, torch::Tensor> keys_values(const torch::Tensor& memory);
-  // q [B, h, Tq, d_k], k and v [B, h, Tk, d_k], mask broadcastable to
-  // [B, h, Tq, Tk] (undefined: every key visible) -> W^O Concat(heads) [B, Tq, D]
+  // q [B, h, Tq, d_k], k and v [B, h, Tk, d_k], mask of the [B, h, Tq, Tk]
+  // scores (empty: every key visible) -> W^O Concat(heads) [B, Tq, D]
   torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                       const torch::Tensor& mask);
+                       const AttentionMask& mask);
 
  private:
   // [B, T, n*D] -> n tensors [B, h, T, d_k] (views, no copy)
   std::vector<torch::Tensor> split_heads(const torch::Tensor& projected, int64_t n) const;
   // softmax(Q K^T / sqrt(d_k)) V with dropout on the probabilities -> [B, h, Tq, d_k]
   torch::Tensor explicit_attention(const torch::Tensor& q, const torch::Tensor& k,
-                                   const torch::Tensor& v, const torch::Tensor& mask);
+                                   const torch::Tensor& v, const AttentionMask& mask);
   // The same by LibTorch's scaled_dot_product_attention (LibTorch >= 2.0)
   torch::Tensor fused_attention(const torch::Tensor& q, const torch::Tensor& k,
-                                const torch::Tensor& v, const torch::Tensor& mask);
+                                const torch::Tensor& v, const AttentionMask& mask);
 
   int64_t d_model_;
   int64_t heads_;

@@ -14,8 +14,8 @@ DecoderLayerImpl::DecoderLayerImpl(const ModelConfig& c)
       feed_forward_sublayer_(register_module("feed_forward_sublayer", SublayerConnection(c))) {}
 
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& memory,
-                                        const torch::Tensor& src_mask,
-                                        const torch::Tensor& tgt_mask) {
+                                        const AttentionMask& src_mask,
+                                        const AttentionMask& tgt_mask) {
   auto h = self_attn_sublayer_(
       x, [&](const torch::Tensor& y) { return self_attn_->forward_self(y, tgt_mask); });
   h = src_attn_sublayer_(
@@ -27,7 +27,7 @@ LayerCache DecoderLayerImpl::start_cache(const torch::Tensor& memory) {
   return start_layer_cache(*src_attn_, memory);
 }
 
-torch::Tensor DecoderLayerImpl::forward_step(const torch::Tensor& x, const torch::Tensor& src_mask,
+torch::Tensor DecoderLayerImpl::forward_step(const torch::Tensor& x, const AttentionMask& src_mask,
                                              LayerCache& cache) {
   auto h = self_attn_sublayer_(
       x, [&](const torch::Tensor& y) { return self_attention_step(*self_attn_, y, cache); });
@@ -44,7 +44,7 @@ DecoderImpl::DecoderImpl(const ModelConfig& c) {
 }
 
 torch::Tensor DecoderImpl::forward(torch::Tensor x, const torch::Tensor& memory,
-                                   const torch::Tensor& src_mask, const torch::Tensor& tgt_mask) {
+                                   const AttentionMask& src_mask, const AttentionMask& tgt_mask) {
   for (const auto& layer : *layers_)
     x = layer->as<DecoderLayerImpl>()->forward(x, memory, src_mask, tgt_mask);
   return norm_ ? norm_(x) : x;
@@ -57,7 +57,7 @@ DecoderCache DecoderImpl::start_cache(const torch::Tensor& memory) {
   return cache;
 }
 
-torch::Tensor DecoderImpl::forward_step(torch::Tensor x, const torch::Tensor& src_mask,
+torch::Tensor DecoderImpl::forward_step(torch::Tensor x, const AttentionMask& src_mask,
                                         DecoderCache& cache) {
   for (size_t i = 0; i < layers_->size(); ++i)
     x = layers_[i]->as<DecoderLayerImpl>()->forward_step(x, src_mask, cache.layers[i]);

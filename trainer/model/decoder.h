@@ -19,12 +19,12 @@ class DecoderLayerImpl : public torch::nn::Module {
   // x [B, T, d_model], memory [B, S, d_model],
   // src_mask bool [B, 1, 1, S], tgt_mask bool [B, 1, T, T] -> [B, T, d_model]
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& memory,
-                        const torch::Tensor& src_mask, const torch::Tensor& tgt_mask);
+                        const AttentionMask& src_mask, const AttentionMask& tgt_mask);
 
   // Incremental decoding: the cache of memory [B, S, d_model] (cross keys and values)
   LayerCache start_cache(const torch::Tensor& memory);
   // The newest position x [B, 1, d_model] -> [B, 1, d_model]; extends cache
-  torch::Tensor forward_step(const torch::Tensor& x, const torch::Tensor& src_mask,
+  torch::Tensor forward_step(const torch::Tensor& x, const AttentionMask& src_mask,
                              LayerCache& cache);
 
  private:
@@ -43,13 +43,13 @@ class DecoderImpl : public torch::nn::Module {
 
   // x (embedded target) [B, T, d_model], memory [B, S, d_model],
   // src_mask bool [B, 1, 1, S], tgt_mask bool [B, 1, T, T] -> [B, T, d_model]
-  torch::Tensor forward(torch::Tensor x, const torch::Tensor& memory, const torch::Tensor& src_mask,
-                        const torch::Tensor& tgt_mask);
+  torch::Tensor forward(torch::Tensor x, const torch::Tensor& memory, const AttentionMask& src_mask,
+                        const AttentionMask& tgt_mask);
 
   // Incremental decoding (decoder_cache.h): a cache for memory [B, S, d_model],
   // then one position a call: x [B, 1, d_model] (embedded, position-encoded) -> [B, 1, d_model]
   DecoderCache start_cache(const torch::Tensor& memory);
-  torch::Tensor forward_step(torch::Tensor x, const torch::Tensor& src_mask, DecoderCache& cache);
+  torch::Tensor forward_step(torch::Tensor x, const AttentionMask& src_mask, DecoderCache& cache);
 
  private:
   torch::nn::ModuleList layers_;

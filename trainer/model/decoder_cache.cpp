@@ -29,7 +29,7 @@ torch::Tensor self_attention_step(MultiHeadedAttentionImpl& self_attn, const tor
 }
 
 torch::Tensor cross_attention_step(MultiHeadedAttentionImpl& src_attn, const torch::Tensor& x,
-                                   const LayerCache& cache, const torch::Tensor& src_mask) {
+                                   const LayerCache& cache, const AttentionMask& src_mask) {
   return src_attn.attend(src_attn.queries(x), cache.cross_keys, cache.cross_values, src_mask);
 }
 

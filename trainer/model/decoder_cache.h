@@ -39,6 +39,6 @@ torch::Tensor self_attention_step(MultiHeadedAttentionImpl& self_attn, const tor
 // Encoder-decoder attention of x [N, 1, D] over the cached memory keys and
 // values; src_mask [N, 1, 1, S] -> [N, 1, D]
 torch::Tensor cross_attention_step(MultiHeadedAttentionImpl& src_attn, const torch::Tensor& x,
-                                   const LayerCache& cache, const torch::Tensor& src_mask);
+                                   const LayerCache& cache, const AttentionMask& src_mask);
 
 }  // namespace model

@@ -10,7 +10,7 @@ EncoderLayerImpl::EncoderLayerImpl(const ModelConfig& c)
       self_attn_sublayer_(register_module("self_attn_sublayer", SublayerConnection(c))),
       feed_forward_sublayer_(register_module("feed_forward_sublayer", SublayerConnection(c))) {}
 
-torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
+torch::Tensor EncoderLayerImpl::forward(const torch::Tensor& x, const AttentionMask& mask) {
   auto h = self_attn_sublayer_(
       x, [&](const torch::Tensor& y) { return self_attn_->forward_self(y, mask); });
   return feed_forward_sublayer_(h, [&](const torch::Tensor& y) { return feed_forward_(y); });
@@ -22,7 +22,7 @@ EncoderImpl::EncoderImpl(const ModelConfig& c) {
   if (auto norm = make_final_norm(c)) norm_ = register_module("norm", norm);
 }
 
-torch::Tensor EncoderImpl::forward(torch::Tensor x, const torch::Tensor& mask) {
+torch::Tensor EncoderImpl::forward(torch::Tensor x, const AttentionMask& mask) {
   for (const auto& layer : *layers_) x = layer->as<EncoderLayerImpl>()->forward(x, mask);
   return norm_ ? norm_(x) : x;
 }

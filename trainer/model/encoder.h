@@ -15,7 +15,7 @@ class EncoderLayerImpl : public torch::nn::Module {
   explicit EncoderLayerImpl(const ModelConfig& config);
 
   // x [B, S, d_model], mask bool [B, 1, 1, S] -> [B, S, d_model]
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask);
+  torch::Tensor forward(const torch::Tensor& x, const AttentionMask& mask);
 
  private:
   MultiHeadedAttention self_attn_{nullptr};
@@ -30,7 +30,7 @@ class EncoderImpl : public torch::nn::Module {
   explicit EncoderImpl(const ModelConfig& config);
 
   // x (embedded source) [B, S, d_model], mask bool [B, 1, 1, S] -> memory [B, S, d_model]
-  torch::Tensor forward(torch::Tensor x, const torch::Tensor& mask);
+  torch::Tensor forward(torch::Tensor x, const AttentionMask& mask);
 
  private:
   torch::nn::ModuleList layers_;

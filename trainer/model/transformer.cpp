@@ -35,13 +35,13 @@ EncoderDecoderImpl::EncoderDecoderImpl(const ModelConfig& config) : config_(vali
   xavier_init(*this);
 }
 
-torch::Tensor EncoderDecoderImpl::encode(const torch::Tensor& src, const torch::Tensor& src_mask) {
+torch::Tensor EncoderDecoderImpl::encode(const torch::Tensor& src, const AttentionMask& src_mask) {
   return encoder_(position_(src_embed_(src)), src_mask);  // [B, S, d_model]
 }
 
-torch::Tensor EncoderDecoderImpl::decode(const torch::Tensor& memory, const torch::Tensor& src_mask,
+torch::Tensor EncoderDecoderImpl::decode(const torch::Tensor& memory, const AttentionMask& src_mask,
                                          const torch::Tensor& tgt_in,
-                                         const torch::Tensor& tgt_mask) {
+                                         const AttentionMask& tgt_mask) {
   return decoder_(position_(tgt_embed_(tgt_in)), memory, src_mask, tgt_mask);  // [B, T, d_model]
 }
 
@@ -50,21 +50,21 @@ DecoderCache EncoderDecoderImpl::start_decoding(const torch::Tensor& memory) {
 }
 
 torch::Tensor EncoderDecoderImpl::decode_step(const torch::Tensor& tokens,
-                                              const torch::Tensor& src_mask, DecoderCache& cache) {
+                                              const AttentionMask& src_mask, DecoderCache& cache) {
   return decoder_->forward_step(position_(tgt_embed_(tokens), cache.length), src_mask,
                                 cache);  // [B, 1, d_model]
 }
 
 torch::Tensor EncoderDecoderImpl::logits(const torch::Tensor& src, const torch::Tensor& tgt_in,
-                                         const torch::Tensor& src_mask,
-                                         const torch::Tensor& tgt_mask) {
+                                         const AttentionMask& src_mask,
+                                         const AttentionMask& tgt_mask) {
   return generator_->logits(
       decode(encode(src, src_mask), src_mask, tgt_in, tgt_mask));  // [B, T, tgt_vocab]
 }
 
 torch::Tensor EncoderDecoderImpl::forward(const torch::Tensor& src, const torch::Tensor& tgt_in,
-                                          const torch::Tensor& src_mask,
-                                          const torch::Tensor& tgt_mask) {
+                                          const AttentionMask& src_mask,
+                                          const AttentionMask& tgt_mask) {
   return generator_(
       decode(encode(src, src_mask), src_mask, tgt_in, tgt_mask));  // [B, T, tgt_vocab]
 }

@@ -21,28 +21,28 @@ class EncoderDecoderImpl : public torch::nn::Module {
   explicit EncoderDecoderImpl(const ModelConfig& config);
 
   // src [B, S] int64, src_mask bool [B, 1, 1, S] -> memory [B, S, d_model]
-  torch::Tensor encode(const torch::Tensor& src, const torch::Tensor& src_mask);
+  torch::Tensor encode(const torch::Tensor& src, const AttentionMask& src_mask);
 
   // memory [B, S, d_model], src_mask [B, 1, 1, S], tgt_in [B, T] int64,
   // tgt_mask bool [B, 1, T, T] -> hidden [B, T, d_model]
-  torch::Tensor decode(const torch::Tensor& memory, const torch::Tensor& src_mask,
-                       const torch::Tensor& tgt_in, const torch::Tensor& tgt_mask);
+  torch::Tensor decode(const torch::Tensor& memory, const AttentionMask& src_mask,
+                       const torch::Tensor& tgt_in, const AttentionMask& tgt_mask);
 
   // Incremental decoding (decoder_cache.h): the cache for memory [B, S, d_model],
   // then one target position a call: tokens [B, 1] int64 at position
   // cache.length -> hidden [B, 1, d_model], the cache extended.
   DecoderCache start_decoding(const torch::Tensor& memory);
-  torch::Tensor decode_step(const torch::Tensor& tokens, const torch::Tensor& src_mask,
+  torch::Tensor decode_step(const torch::Tensor& tokens, const AttentionMask& src_mask,
                             DecoderCache& cache);
 
   // Scores of the next target token before the softmax, [B, T, tgt_vocab]
   // (bfloat16 under autocast): what the fused training loss takes.
   torch::Tensor logits(const torch::Tensor& src, const torch::Tensor& tgt_in,
-                       const torch::Tensor& src_mask, const torch::Tensor& tgt_mask);
+                       const AttentionMask& src_mask, const AttentionMask& tgt_mask);
 
   // Log-probabilities of the next target token, float32 [B, T, tgt_vocab].
   torch::Tensor forward(const torch::Tensor& src, const torch::Tensor& tgt_in,
-                        const torch::Tensor& src_mask, const torch::Tensor& tgt_mask);
+                        const AttentionMask& src_mask, const AttentionMask& tgt_mask);
 
   const ModelConfig& config() const { return config_; }
   // For logits(hidden) (a fused loss) or log-probs of decode()'s output.

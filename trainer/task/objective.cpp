@@ -13,8 +13,11 @@ class Seq2SeqObjective : public Objective {
 
   LossSums loss(const data::Batch& batch) override {
     const int64_t pad = model_->config().pad_id;
-    const auto src_mask = model::make_src_mask(batch.src, pad);     // [B, 1, 1, S]
-    const auto tgt_mask = model::make_tgt_mask(batch.tgt_in, pad);  // [B, 1, T, T]
+    // Once per micro-batch, for every layer: source padding where a row has
+    // some; the target's causal mask alone (rows are right-padded: masks.h).
+    const bool src_padded = batch.num_src_tokens < batch.src.numel();
+    const auto src_mask = model::source_mask(batch.src, pad, src_padded);  // [B, 1, 1, S]
+    const auto tgt_mask = model::target_mask();                            // causal
     const auto logits = model_->logits(batch.src, batch.tgt_in, src_mask, tgt_mask);  // [B, T, V]
     return smoothing_(logits, batch.tgt_out);  // log-softmax fused into the loss
   }
