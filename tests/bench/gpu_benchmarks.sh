@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The GPU benchmark table (one GPU): the trainer against the PyTorch GPU
-# references (../shared/peer/gpu_peer.py: --impl annotated, --impl fast,
-# --impl fast --compile) on the paper-base model (d 512, 6 + 6 layers,
-# vocabulary 32k), one after the other in this one invocation, for each
-# target tokens per step × precision (fp32 = IEEE, tf32 = fp32 with TF32
-# matrix products, bf16).
+# references (gpu_peer.py: --impl annotated, --impl fast, --impl fast
+# --compile) on the paper-base model (d 512, 6 + 6 layers, vocabulary 32k),
+# one after the other in this one invocation, for each target tokens per
+# step × precision (fp32 = IEEE, tf32 = fp32 with TF32 matrix products, bf16).
 #
 #   tests/bench/gpu_benchmarks.sh                # on a machine with a GPU
 #   TOKENS="10240 32768 65536" PRECISIONS="fp32 tf32 bf16" STEPS=40 OUT=runs/gpu-bench
-#   BUILD_DIR=build-cuda PYTHON=.venv/torch/bin/python PEER_DIR=../shared/peer
+#   PEERS="annotated|fast|fast --compile"        # the peers' --impl, |-separated ("": none)
+#   BUILD_DIR=build-cuda PYTHON=.venv/torch/bin/python
+#   PEER_DIR=.gpu-bundle/peer                    # default: that (scripts/gpu_bundle.sh), else
+#                                                # ../shared/peer; without one, no peers
 #   PEAK_TFLOPS="fp32=67 tf32=495 bf16=989"     # when the GPU is not one of the known ones below
 #   DRY_RUN=1 tests/bench/gpu_benchmarks.sh      # without a GPU: the default model on the CPU,
-#                                                # no peers: the script end to end
+#                                                # the peers only compiled: the script end to end
 #
 # Per row: target tokens/s (trainer: median of its log windows, the first
 # left out; peers: median CUDA-synchronised step), the trainer's ratio to each
@@ -25,12 +27,20 @@
 # cost the trainer (1.00: all hidden). A second table: the training loss
 # alone on the generator's [tokens, vocabulary] logits, forward and backward,
 # beside LibTorch's cross_entropy with label smoothing (bench/loss_bench; fp32
-# and bf16 logits). Writes $OUT/gpu_benchmarks.md and $OUT/gpu_benchmarks.json.
+# and bf16 logits). Writes $OUT/gpu_benchmarks.md and $OUT/gpu_benchmarks.json
+# at the end, and each row to $OUT/rows.jsonl the moment it is measured (a run
+# cut off keeps those).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath "${BUILD_DIR:-$src/build-cuda}")
 python=${PYTHON:-$src/.venv/torch/bin/python}
-peer_dir=$(realpath "${PEER_DIR:-$src/../shared/peer}")
+peer_dir=${PEER_DIR:-$src/.gpu-bundle/peer}
+[ -n "${PEER_DIR:-}" ] || [ -f "$peer_dir/gpu_peer.py" ] || peer_dir=$src/../shared/peer
+IFS='|' read -ra peers <<<"${PEERS-annotated|fast|fast --compile}"
+if [ ${#peers[@]} -gt 0 ] && [ ! -f "$peer_dir/gpu_peer.py" ]; then
+  echo "no PyTorch peer in $peer_dir (PEER_DIR; scripts/gpu_bundle.sh): the trainer alone" >&2
+  peers=()
+fi
 dry=${DRY_RUN:-0}
 out=$(mkdir -p "${OUT:-$src/runs/gpu-bench}" && realpath "${OUT:-$src/runs/gpu-bench}")
 work=$(mktemp -d /tmp/gpu-bench.XXXXXX)
@@ -44,8 +54,9 @@ else
   steps=${STEPS:-40}
 fi
 read -r d h l ff v _ len <<<"${SIZE[$size]}"
-rows=$work/rows.jsonl loss_rows=$work/loss.jsonl
-touch "$loss_rows"
+rows=$out/rows.jsonl loss_rows=$out/loss.jsonl
+: > "$rows"
+: > "$loss_rows"
 
 trainer_row() {  # <tokens> <precision>: the run's medians as a row
   "$python" - "$work/runs/default/metrics.jsonl" "$@" >> "$rows" <<'PY'
@@ -86,8 +97,8 @@ for t in $tokens; do
   sents=$((t / len))
   for precision in $precisions; do
     echo "$t tokens/step, $precision: trainer ..." >&2
-    args=(--train.device "$device" --train.precision "${precision/tf32/fp32}")
-    [ "$precision" = tf32 ] && args+=(--train.tf32 true)
+    tf32=false; [ "$precision" = tf32 ] && tf32=true  # fp32 is IEEE (train.tf32 defaults to true)
+    args=(--train.device "$device" --train.precision "${precision/tf32/fp32}" --train.tf32 "$tf32")
     SENTENCES=$sents run_trainer "$size" 1 "$(nproc)" "${args[@]}" && trainer_row "$t" "$precision"
     echo "$t tokens/step, $precision: model step, no data loading ..." >&2
     step_row "$t" "$precision" "$sents"
@@ -95,11 +106,14 @@ for t in $tokens; do
       echo "$t tokens/step, $precision: the loss alone ..." >&2
       "$build/bench/loss_bench" "$t" "$v" "$precision" "$steps" "$device" "$(nproc)" >> "$loss_rows"
     fi
-    ((dry)) && continue
+    if ((dry)); then  # the peers need CUDA: compiled only, so that a broken file shows here
+      [ ${#peers[@]} -eq 0 ] || "$python" -m py_compile "$peer_dir/gpu_peer.py" "$peer_dir/annotated_train.py"
+      continue
+    fi
     peer=(--d-model "$d" --heads "$h" --layers "$l" --ff "$ff" --vocab "$v" --batch-sents "$sents"
           --len "$len" --steps "$steps")
     [ "$precision" = bf16 ] && peer+=(--bf16)
-    for impl in "annotated" "fast" "fast --compile"; do
+    for impl in "${peers[@]}"; do
       echo "$t tokens/step, $precision: PyTorch --impl $impl ..." >&2
       # shellcheck disable=SC2086
       peer_row "$t" "$precision" "${peer[@]}" --impl $impl

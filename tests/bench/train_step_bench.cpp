@@ -13,13 +13,16 @@
 // the GPU's. With a trace file, one more step runs under LibTorch's profiler
 // and its operators are written as a chrome://tracing file. Beside the
 // trainer on the same batch shape (tests/bench/gpu_benchmarks.sh), it is the
-// step without data loading, ranks or logging.
+// step without data loading, ranks or logging. KERNEL_PROFILE=<file>: one
+// more step under the Kineto profiler, its top kernels and launches written
+// there as JSON (kernel_profile.h).
 #include <sys/resource.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,7 @@
 #include <torch/torch.h>
 
 #include "tests/bench/bench_stats.h"
+#include "tests/bench/kernel_profile.h"
 #include "trainer/config/run_config.h"
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
@@ -118,8 +122,9 @@ int main(int argc, char** argv) {
     torch::Tensor loss;
     {
       runtime::AutocastScope autocast(precision, device);
-      const auto src_mask = model::make_src_mask(src, size.model.pad_id);
-      const auto tgt_mask = model::make_tgt_mask(tgt_in, size.model.pad_id);
+      // As the trainer's objective builds them for a batch without padding.
+      const auto src_mask = model::source_mask(src, size.model.pad_id, /*padded=*/false);
+      const auto tgt_mask = model::target_mask();
       loss = smoothing(model->logits(src, tgt_in, src_mask, tgt_mask), tgt_out).smoothed / (B * T);
     }
     phase_end();
@@ -139,11 +144,16 @@ int main(int argc, char** argv) {
   for (int i = 0; i < steps; ++i) step(fwd, bwd, opt);
   for (auto* v : {&fwd, &bwd, &opt})
     v->erase(v->begin(), v->begin() + std::min<size_t>(2, v->size() - 1));
+  std::vector<double> ignored[3];
+  const auto one_more_step = [&] { step(ignored[0], ignored[1], ignored[2]); };
   if (!trace.empty()) {
-    std::vector<double> ignored[3];
     torch::autograd::profiler::RecordProfile profile(trace);
-    step(ignored[0], ignored[1], ignored[2]);
+    one_more_step();
   }
+  if (const char* profile = std::getenv("KERNEL_PROFILE"); profile != nullptr && *profile)
+    if (!bench::write_kernel_profile(one_more_step, device, profile))
+      std::fprintf(stderr, "KERNEL_PROFILE: no profile written to %s (LibTorch 1.x, or the file)\n",
+                   profile);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double f = bench::median(fwd), b = bench::median(bwd), o = bench::median(opt);
