@@ -2,6 +2,8 @@
 # evaluate --watch beside a training run: it scores the checkpoints written
 # while it runs (some before training ends), one table row each, and exits
 # once the run is finished; started again, it skips what is already scored.
+# A second watcher of the same run and split meanwhile is refused, naming the
+# first; checkpoints pruned under a watcher's feet are skipped and said so.
 # Usage: watch_mode.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -14,7 +16,16 @@ trainer=$!
 for _ in $(seq 100); do [ -f runs/watched/config.toml ] && break; sleep 0.2; done
 [ -f runs/watched/config.toml ] || fail "the trainer did not start" watched.log
 timeout 300 "$build/bin/evaluate" --run runs/watched --split valid --watch --poll-s 0.5 --threads 1 \
-  > watch.log 2>&1 || fail "evaluate --watch failed" watch.log
+  > watch.log 2>&1 &
+watcher=$!
+for _ in $(seq 100); do [ -s runs/watched/eval/.watch-valid.lock ] && break; sleep 0.1; done
+if timeout 60 "$build/bin/evaluate" --run runs/watched --split valid --watch --poll-s 0.5 \
+     --threads 1 > second.log 2>&1; then
+  fail "a second watcher of the same run and split was not refused" second.log
+fi
+grep -q "watch-valid.tsv is being written by another evaluate --watch (host .*, PID [0-9]" \
+  second.log || fail "the second watcher's refusal does not name the first" second.log
+wait $watcher || fail "evaluate --watch failed" watch.log
 wait $trainer || fail "training failed" watched.log
 [ -f runs/watched/finished.json ] || fail "the run is not marked finished" watched.log
 
@@ -38,4 +49,18 @@ before=$(wc -l < "$table")
 timeout 60 "$build/bin/evaluate" --run runs/watched --split valid --watch --poll-s 0.5 --threads 1 \
   > rewatch.log 2>&1 || fail "a second watcher failed" rewatch.log
 [ "$(wc -l < "$table")" -eq "$before" ] || fail "a second watcher scored checkpoints again" rewatch.log
+
+# Pruned under the watcher's feet: a checkpoint every 2 steps, only the
+# newest kept, polls every 0.05 s. Those removed before they are scored are
+# skipped with a warning; the watcher ends with the run (exit 0), the last
+# checkpoint scored.
+trainer_run pruned 1 --train.max_steps 150 --train.save_every 2 --train.keep_last 1 &
+trainer=$!
+for _ in $(seq 100); do [ -f runs/pruned/config.toml ] && break; sleep 0.2; done
+timeout 300 "$build/bin/evaluate" --run runs/pruned --split valid --watch --poll-s 0.05 \
+  --threads 1 > pruned-watch.log 2>&1 || fail "evaluate --watch under pruning failed" pruned-watch.log
+wait $trainer || fail "training failed" pruned.log
+tail -1 runs/pruned/eval/watch-valid.tsv | grep -q "^150	" ||
+  fail "the last checkpoint is not scored" runs/pruned/eval/watch-valid.tsv
+echo "under pruning: $(grep -c 'was removed before it was scored' pruned-watch.log) checkpoints skipped"
 echo "watch mode: OK"

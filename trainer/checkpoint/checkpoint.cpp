@@ -63,7 +63,7 @@ std::string Checkpoints::save(int64_t step, const torch::nn::Module& model,
     launch::write_file(tmp / "SHA256SUMS", sums);
     for (const auto& entry : fs::directory_iterator(tmp)) fsync_path(entry.path());
     fsync_path(tmp);
-    if (fs::exists(final_dir)) fs::remove_all(final_dir);  // the same step saved again
+    if (fs::exists(final_dir)) remove_checkpoint(final_dir);  // the same step saved again
     fs::rename(tmp, final_dir);
     point_link("latest", final_dir);
   } catch (const std::exception& e) {
@@ -79,8 +79,19 @@ std::string Checkpoints::save(int64_t step, const torch::nn::Module& model,
   const std::string best = resolve_link("best");
   auto all = list();
   all.erase(std::remove(all.begin(), all.end(), best), all.end());
-  for (size_t i = 0; i + keep_last_ < all.size(); ++i) fs::remove_all(all[i]);
+  for (size_t i = 0; i + keep_last_ < all.size(); ++i) remove_checkpoint(all[i]);
   return final_dir.string();
+}
+
+// Out of sight in one rename, then deleted: a reader (evaluate --watch)
+// finds a checkpoint whole or not at all — never a directory whose files are
+// vanishing one by one, which would fail verification halfway. What a crash
+// leaves behind is a dot directory, which remove_temporaries() clears.
+void Checkpoints::remove_checkpoint(const fs::path& checkpoint_dir) const {
+  const fs::path doomed = fs::path(dir_) / (".removing-" + checkpoint_dir.filename().string() + "-" +
+                                           std::to_string(::getpid()));
+  fs::rename(checkpoint_dir, doomed);
+  fs::remove_all(doomed);
 }
 
 void Checkpoints::mark_best(const std::string& checkpoint_dir) const {

@@ -58,6 +58,7 @@ class Checkpoints {
 
  private:
   void point_link(const std::string& name, const std::filesystem::path& target) const;
+  void remove_checkpoint(const std::filesystem::path& checkpoint_dir) const;
   std::string resolve_link(const std::string& name) const;
 
   std::string dir_;  // <run>/checkpoints

@@ -3,11 +3,13 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <thread>
 
 #include "launch/file_write.h"
+#include "launch/holder_lock.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
 #include "trainer/checkpoint/checkpoint.h"
@@ -61,7 +63,23 @@ std::string next_action(const std::string& run_dir, const fs::path& table) {
 void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ranks& ranks) {
   const fs::path eval_dir = fs::path(watch.run_dir) / "eval";
   const fs::path table = eval_dir / ("watch-" + options.split + ".tsv");
-  if (ranks.rank() == 0) fs::create_directories(eval_dir);
+  // One watcher per run and split: two would score every checkpoint twice
+  // into one table. Rank 0 holds the lock; a refusal ends every rank alike.
+  std::unique_ptr<launch::HolderLock> lock;
+  launch::together(ranks, [&] {
+    if (ranks.rank() != 0) return;
+    fs::create_directories(eval_dir);
+    const fs::path lock_file = eval_dir / (".watch-" + options.split + ".lock");
+    try {
+      lock = std::make_unique<launch::HolderLock>(
+          lock_file.string(), "a second watcher of this run and split would not be detected");
+    } catch (const launch::HolderLock::Held& held) {
+      throw std::runtime_error(
+          table.string() + " is being written by another evaluate --watch (" +
+          (held.holder.empty() ? std::string("holder unknown") : held.holder) +
+          "): one watcher per run and split; stop that one, or watch another --split");
+    }
+  });
   logging::info("watching {} for checkpoints; results table {}", watch.run_dir, table.string());
   for (;;) {
     const std::string local = ranks.rank() == 0 ? next_action(watch.run_dir, table) : "";
