@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "data_pipeline/text_line.h"
 #include "data_pipeline/utf8.h"
 
 namespace data {
@@ -37,10 +38,9 @@ LineReader::LineReader(std::filesystem::path file)
 
 void LineReader::next(std::string& out) {
   ++line_;
-  if (!std::getline(in_, out))
+  if (!read_text_line(in_, out))
     throw std::runtime_error("input file " + file_.string() + " ended before line " +
                              std::to_string(line_) + " (changed while being read?)");
-  if (!out.empty() && out.back() == '\r') out.pop_back();
   const size_t bad = find_invalid_utf8(out);
   if (bad != std::string::npos)
     throw std::runtime_error(where() + ": invalid UTF-8 at byte " + std::to_string(bad));

@@ -13,6 +13,7 @@
 
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/prepare/sentencepiece_tokenizer.h"
+#include "data_pipeline/text_line.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Encode text lines from stdin to token ids with a dataset's tokenizer"};
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
     const std::unique_ptr<data::Tokenizer> tokenizer =
         manifest.tokenizer_kind == "spm" ? data::SentencePieceTokenizer::load(file)
                                          : data::load_tokenizer(manifest.tokenizer_kind, file);
-    for (std::string line; std::getline(std::cin, line);) {
+    for (std::string line; data::read_text_line(std::cin, line);) {
       const auto ids = tokenizer->encode(line);
       for (size_t i = 0; i < ids.size(); ++i) std::cout << (i ? " " : "") << ids[i];
       std::cout << std::endl;  // flush: the reader may be waiting for this line

@@ -80,6 +80,14 @@ evaluate --translate - --batch-tokens 64 < test.src > translated.txt 2> translat
 cmp translated.txt hyps--beam1.txt || fail "translations of the test sources differ from the split's hypotheses"
 cat test.src | head -3 | evaluate --translate - > piped.txt 2> piped.log || fail "--translate from a pipe" piped.log
 cmp piped.txt <(head -3 hyps--beam1.txt) || fail "line-by-line translations differ"
+# CRLF line ends (a file from a Windows editor) are LF ones, as prepare_data reads them:
+# the same translations, the same token ids from tokenize.
+sed 's/$/\r/' test.src > test-crlf.src
+evaluate --translate test-crlf.src --batch-tokens 64 > crlf.txt 2> crlf.log || fail "--translate of CRLF text" crlf.log
+cmp crlf.txt translated.txt || fail "CRLF line ends change the translations"
+"$build/bin/tokenize" --data data --side src < test.src > ids.txt || fail "tokenize"
+"$build/bin/tokenize" --data data --side src < test-crlf.src > ids-crlf.txt || fail "tokenize of CRLF text"
+cmp ids-crlf.txt ids.txt || fail "CRLF line ends change tokenize's ids"
 
 # Bad input: a clear message and exit 1.
 expect_error() {  # <pattern> <evaluate options...>

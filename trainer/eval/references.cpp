@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "data_pipeline/sha256.h"
+#include "data_pipeline/text_line.h"
 #include "launch/logging.h"
 
 namespace eval {
@@ -44,7 +45,7 @@ References read_references(const EvalModel& m, const data::Dataset& dataset,
   }
   std::vector<std::string> lines;
   std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (std::string line; data::read_text_line(in, line);) lines.push_back(line);
   for (int64_t i = 0; i < dataset.size(); ++i) {
     const int64_t id = dataset.get(i).id;
     if (id < 0 || id >= static_cast<int64_t>(lines.size()))

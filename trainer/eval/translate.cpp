@@ -5,6 +5,7 @@
 
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/loader/collate.h"
+#include "data_pipeline/text_line.h"
 #include "data_pipeline/utf8.h"
 #include "launch/logging.h"
 #include "trainer/eval/source_encoder.h"
@@ -60,7 +61,7 @@ int64_t translate_stream(EvalModel& m, std::istream& in, std::ostream& out,
   };
   for (bool more = true; more;) {
     std::string line;
-    more = static_cast<bool>(std::getline(in, line));
+    more = data::read_text_line(in, line);
     if (more) {
       data::Example e;
       e.id = count + static_cast<int64_t>(sources.size());
