@@ -1,7 +1,9 @@
 #include "data_pipeline/manifest.h"
 
 #include <fstream>
+#include <map>
 #include <stdexcept>
+
 #include "launch/file_write.h"
 
 namespace data {
@@ -189,6 +191,17 @@ Manifest read_manifest(const std::filesystem::path& dir) {
   for (const auto& [name, split] : splits.items()) {
     manifest.splits[name] = split_from_json(fields, split, "splits." + name);
   }
+  // Each shard once: listed twice, its examples would be read twice (in one
+  // split, trained on twice as often; in two, a test split that is training data).
+  std::map<std::string, std::string> listed;  // shard file -> the field that lists it
+  for (const auto& [name, split] : manifest.splits)
+    for (size_t i = 0; i < split.shards.size(); ++i) {
+      const std::string field = "splits." + name + ".shards[" + std::to_string(i) + "].file";
+      const std::string file =
+          std::filesystem::path(split.shards[i].file).lexically_normal().string();
+      const auto [first, fresh] = listed.emplace(file, field);
+      if (!fresh) fields.fail(field, "names " + file + " again (" + first->second + " does too)");
+    }
   manifest.prepare = document.value("prepare", json::object());
   return manifest;
 }

@@ -79,6 +79,20 @@ TEST_F(BadInput, ShardListedButMissing) {
                   {shard_.string(), "no such file"});
 }
 
+// A shard the manifest lists twice would be read twice: refused, naming the
+// manifest, the second listing and the first.
+TEST_F(BadInput, ShardListedTwice) {
+  const fs::path manifest = dir_ / "data" / "manifest.json";
+  const auto edit = test_util::run_command(
+      std::string(test_paths::kPython) + " -c 'import json\np = \"" + manifest.string() +
+      "\"\nm = json.load(open(p))\nm[\"splits\"][\"train\"][\"shards\"].append("
+      "dict(m[\"splits\"][\"train\"][\"shards\"][0]))\njson.dump(m, open(p, \"w\"))'");
+  ASSERT_EQ(edit.status, 0) << edit.output;
+  expect_mentions(error_of([&] { data::Dataset(dir_ / "data", "train"); }),
+                  {manifest.string(), "splits.train.shards[2].file", "train-00000.h5",
+                   "splits.train.shards[0].file does too"});
+}
+
 TEST_F(BadInput, ChecksumMismatchFoundOnRequest) {
   h5py("    f[\"src/tokens\"][0] = (f[\"src/tokens\"][0] + 1) % f.attrs[\"src_vocab_size\"]");
   EXPECT_NO_THROW(data::Dataset(dir_ / "data", "train"));  // sizes still agree
