@@ -51,6 +51,23 @@ TEST_F(TrainCli, CommandLineErrorsExitTwo) {
   EXPECT_EQ(program("evaluate", "--help").status, 0);
 }
 
+// TRAINER_STARTUP_TIMEOUT_S is seconds >= 0: anything else is refused naming
+// the variable (it was read as 0 and silently turned the watchdog off).
+TEST_F(TrainCli, StartupTimeoutMustBeSeconds) {
+  for (const std::string value : {"abc", "-5", "1e999", "", "30s"}) {
+    const auto r = test_util::run_command("TRAINER_STARTUP_TIMEOUT_S='" + value + "' " +
+                                          std::string(test_paths::kBinDir) +
+                                          "/trainer --config-reference");
+    EXPECT_EQ(r.status, 2) << "'" << value << "': " << r.output;
+    EXPECT_NE(r.output.find("TRAINER_STARTUP_TIMEOUT_S must be seconds"), std::string::npos)
+        << "'" << value << "': " << r.output;
+  }
+  const auto fine = test_util::run_command("TRAINER_STARTUP_TIMEOUT_S=0.5e3 " +
+                                           std::string(test_paths::kBinDir) +
+                                           "/trainer --config-reference");
+  EXPECT_EQ(fine.status, 0) << fine.output;
+}
+
 // A number out of range is refused saying what is wanted, in one short line.
 TEST_F(TrainCli, EvaluateNumbersOutOfRangeSayWhatIsWanted) {
   const auto beam = program("evaluate", "--run " + dir_.string() + " --beam 0");

@@ -89,7 +89,21 @@ TEST(WatchdogDeathTest, StuckRankExits124NamingItsHost) {
     std::this_thread::sleep_for(std::chrono::seconds(60));
   };
   EXPECT_EXIT(run(), testing::ExitedWithCode(train::kExitWatchdog),
-              "watchdog: rank 3 on " + host() + " has been in 'the device's work' of step 7");
+              "watchdog: rank 3 on " + host() +
+                  " has been in 'the device's work' of step 7 .*\\(timeout 0.5 s, "
+                  "train.watchdog_s\\)");
+}
+
+// The start-up watchdog names the variable its timeout came from.
+TEST(WatchdogDeathTest, NamesTheSettingOfItsTimeout) {
+  const auto run = [] {
+    log_to_stderr();
+    train::Watchdog watchdog(/*timeout=*/0.5, /*rank=*/-1, /*abort_grace=*/1,
+                             "TRAINER_STARTUP_TIMEOUT_S");
+    std::this_thread::sleep_for(std::chrono::seconds(60));
+  };
+  EXPECT_EXIT(run(), testing::ExitedWithCode(train::kExitWatchdog),
+              "in 'start-up' .*\\(timeout 0.5 s, TRAINER_STARTUP_TIMEOUT_S\\)");
 }
 
 TEST(WatchdogDeathTest, AnAbortThatNeverReturnsDoesNotKeepTheProcess) {

@@ -8,9 +8,12 @@
 // 75 preempted (checkpoint saved; run the same command again), 124 watchdog.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "launch/logging.h"
 #include "launch/process.h"
@@ -26,16 +29,31 @@ namespace {
 
 // MPI start-up is collective: a peer that never arrives (stopped, lost)
 // would block this rank before the configured watchdog exists. A fixed
-// start-up watchdog covers that window: TRAINER_STARTUP_TIMEOUT_S, default 300 s.
-double startup_timeout() {
-  const char* value = std::getenv("TRAINER_STARTUP_TIMEOUT_S");
-  return value != nullptr ? std::atof(value) : 300.0;
+// start-up watchdog covers that window: TRAINER_STARTUP_TIMEOUT_S, seconds,
+// default 300; 0 turns it off. Anything but a finite number >= 0 is refused
+// (not read as 0, which would turn the watchdog off unasked).
+constexpr char kStartupTimeout[] = "TRAINER_STARTUP_TIMEOUT_S";
+std::optional<double> startup_timeout() {
+  const char* value = std::getenv(kStartupTimeout);
+  if (value == nullptr) return 300.0;
+  char* end = nullptr;
+  errno = 0;
+  const double seconds = std::strtod(value, &end);
+  if (end == value || *end != '\0' || errno == ERANGE || !std::isfinite(seconds) || seconds < 0)
+    return std::nullopt;
+  return seconds;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto startup_watchdog = std::make_unique<train::Watchdog>(startup_timeout(), -1);
+  const std::optional<double> startup_s = startup_timeout();
+  if (!startup_s) {  // before MPI and logging: the one line goes to stderr
+    std::cerr << "trainer: " << kStartupTimeout << " must be seconds (a number >= 0; 0: no "
+              << "start-up watchdog), not '" << std::getenv(kStartupTimeout) << "'\n";
+    return train::kExitUsage;
+  }
+  auto startup_watchdog = std::make_unique<train::Watchdog>(*startup_s, -1, 10, kStartupTimeout);
   launch::Process& process = launch::Process::init(argc, argv);
   // From here to the end, USR1 or TERM is a request to checkpoint and stop:
   // one during start-up stops at the first step, one after the run's end

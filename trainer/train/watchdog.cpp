@@ -40,10 +40,12 @@ bool run_bounded(std::function<void()> action, double grace) {
 
 }  // namespace
 
-Watchdog::Watchdog(double timeout_seconds, int rank, double abort_grace_seconds)
+Watchdog::Watchdog(double timeout_seconds, int rank, double abort_grace_seconds,
+                   const char* setting)
     : timeout_(timeout_seconds),
       rank_(rank),
       abort_grace_(abort_grace_seconds),
+      setting_(setting),
       host_(host_name()) {
   thread_ = std::thread([this] { run(); });
 }
@@ -96,8 +98,8 @@ void Watchdog::run() {
     const double stuck = seconds(Clock::now() - since_);
     if (timeout_ > 0 && stuck > timeout_)
       end_job(kExitWatchdog, text::format("watchdog: {} has been in '{}' of step {} for {:.0f} s "
-                                          "(timeout {:g} s); ending the job",
-                                          rank_on_host(), phase_, step_, stuck, timeout_));
+                                          "(timeout {:g} s, {}); ending the job",
+                                          rank_on_host(), phase_, step_, stuck, timeout_, setting_));
     if (comm_ == nullptr) continue;
     const std::string error = comm_->async_error();
     if (!error.empty())

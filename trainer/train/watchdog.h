@@ -29,8 +29,11 @@ namespace train {
 
 class Watchdog {
  public:
-  // timeout 0: no timeout (the communicator is still watched); rank -1: not known yet.
-  Watchdog(double timeout_seconds, int rank, double abort_grace_seconds = 10);
+  // timeout 0: no timeout (the communicator is still watched); rank -1: not
+  // known yet; `setting`: where the timeout was set (a string literal), named
+  // when it fires.
+  Watchdog(double timeout_seconds, int rank, double abort_grace_seconds = 10,
+           const char* setting = "train.watchdog_s");
   ~Watchdog();
   // `phase` must be a string literal (kept by pointer).
   void beat(int64_t step, const char* phase);
@@ -64,6 +67,7 @@ class Watchdog {
   const double timeout_;
   const int rank_;
   const double abort_grace_;
+  const char* const setting_;
   const std::string host_;
   std::mutex mutex_;
   std::condition_variable stop_cv_;
