@@ -101,4 +101,18 @@ trainer_run older 1 "${opts[@]}" --resume none --train.max_steps 2 || fail "olde
 expect_failure nan "3 non-finite steps in a row" --train.max_steps 20 --train.save_every 0 \
   --optim.schedule constant --optim.lr 1e30 --train.max_nonfinite_steps 3
 [ "$(grep -c "non-finite loss .* update skipped" nan.log)" = 2 ] || fail "expected 2 skip warnings" nan.log
+
+# ---- a diverged run saves nothing ------------------------------------------
+# Two sane steps, then a resume at a learning rate of 1e30: Adam's first
+# update sends the weights to ~1e30 (finite, so the loss guard lets it pass).
+# The next save is refused, naming a parameter; no checkpoint of the diverged
+# weights exists and latest stays at step 2, from which a resume goes on.
+trainer_run diverged 1 "${opts[@]}" --train.max_steps 2 || fail "diverged: first run" diverged.log
+expect_failure diverged "step 3: the run diverged: parameter .* holds exploded weights" \
+  "${opts[@]}" --train.max_steps 6 --train.save_every 1 --optim.schedule constant --optim.lr 1e30 \
+  --train.max_nonfinite_steps 100
+grep -q "the run's latest checkpoint stays .*step_00000002" diverged.log || fail "diverged: message" diverged.log
+[ "$(steps runs/diverged/checkpoints)" = step_00000002 ] || fail "diverged: saved $(steps runs/diverged/checkpoints)"
+[ "$(readlink runs/diverged/checkpoints/latest)" = step_00000002 ] || fail "diverged: latest moved"
+trainer_run diverged 1 "${opts[@]}" --train.max_steps 4 || fail "diverged: resume from step 2" diverged.log
 echo "checkpoint faults: OK"

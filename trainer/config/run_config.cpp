@@ -3,6 +3,7 @@
 #include <torch/version.h>
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -151,7 +152,7 @@ void RunConfig::validate() const {
           "model.encoder_layers and model.decoder_layers must be > 0");
   require(model.dropout >= 0 && model.dropout < 1, "model.dropout must be in [0, 1)");
   require(model.max_positions > data.max_len, "model.max_positions must exceed data.max_len");
-  require(optim.lr > 0, "optim.lr must be > 0");
+  require(std::isfinite(optim.lr) && optim.lr > 0, "optim.lr must be a finite number > 0");
   require(optim.warmup_steps >= 0, "optim.warmup_steps must be >= 0");
   require(optim.schedule != "noam" || optim.warmup_steps > 0,
           "optim.warmup_steps must be > 0 for noam");

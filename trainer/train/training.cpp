@@ -15,7 +15,9 @@
 // a timed save) is acted on after step n + 1, on every rank alike.
 #include "trainer/train/training.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -28,6 +30,7 @@
 #include "launch/logging.h"
 #include "launch/ranks.h"
 #include "launch/shared_directory.h"
+#include "launch/text_format.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/finished_marker.h"
 #include "trainer/checkpoint/optimizer_state.h"
@@ -60,6 +63,10 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A weight this large is a diverged run's: trained Transformers' weights stay
+// within a few units (and an fp16 export's range ends at 65504).
+constexpr double kDivergedWeight = 1e6;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -315,6 +322,7 @@ bool Trainer::validate() {
 void Trainer::save() {
   if (last_saved_step_ == state_.step) return;
   watchdog_.beat(state_.step, "checkpoint");
+  refuse_diverged_parameters();
   update_->gather_state();
   state_.loss_scale = loss_scaler_->state();
   if (ranks_.is_main()) {
@@ -329,6 +337,32 @@ void Trainer::save() {
   comm_->barrier();
   last_saved_step_ = state_.step;
   last_save_time_ = Clock::now();
+}
+
+// A run that diverged must not leave its weights as a checkpoint, nor move
+// `latest` to them (a resume would start from garbage): every parameter
+// finite and within kDivergedWeight, or this save is refused and the run
+// ends. The numerics guard skips steps whose loss or gradient norm is not
+// finite, but an update can still send weights to 1e30 with a finite loss.
+// The parameters are the same on every rank (the replica check), so every
+// rank decides alike and ends alike. One host wait, at save time only.
+void Trainer::refuse_diverged_parameters() {
+  torch::NoGradGuard no_grad;
+  const auto named = model_.module().named_parameters();
+  std::vector<torch::Tensor> largest;  // max |w| of each parameter (NaN where it holds one)
+  for (const auto& p : named) largest.push_back(p.value().abs().max().to(torch::kDouble));
+  const torch::Tensor on_host = torch::stack(largest).cpu();
+  for (size_t i = 0; i < named.size(); ++i) {
+    const double worst = on_host[static_cast<int64_t>(i)].item<double>();
+    if (worst <= kDivergedWeight) continue;  // false for NaN too
+    const std::vector<std::string> saved = checkpoints_.list();
+    throw std::runtime_error(text::format(
+        "step {}: the run diverged: parameter {} holds {} (max |w| = {:g}); its checkpoint is "
+        "not saved, and the run's latest checkpoint stays {}. Lower optim.lr (now {:g}) or "
+        "raise optim.warmup_steps, then resume from it",
+        state_.step, named[i].key(), std::isfinite(worst) ? "exploded weights" : "non-finite weights",
+        worst, saved.empty() ? std::string("none") : saved.back(), cfg_.optim.lr));
+  }
 }
 
 bool Trainer::shard_update() const {
