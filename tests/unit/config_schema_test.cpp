@@ -107,6 +107,43 @@ TEST(RunConfig, AWorkingDirectoryReachedThroughALinkKeepsItsName) {
   EXPECT_EQ(stale.config().data.dir, (fs::canonical(real) / "data").string());
 }
 
+// A ".." after a symbolic link means one directory by the working
+// directory's name and another to the operating system (which prepare_data's
+// "--out ../x" wrote to): refused, naming the key and both; a path that
+// means the same either way is kept by name.
+TEST(RunConfig, DotDotPastALinkIsRefusedWhereTheReadingsDiffer) {
+  namespace fs = std::filesystem;
+  const fs::path top = fs::temp_directory_path() / "cfg_dotdot";
+  fs::remove_all(top);
+  fs::create_directories(top / "real" / "deep");
+  fs::create_directory_symlink(top / "real" / "deep", top / "link");
+  const fs::path before = fs::current_path();
+  const char* pwd_before = std::getenv("PWD");
+  const std::string saved_pwd = pwd_before ? pwd_before : "";
+  fs::current_path(top / "link");
+  setenv("PWD", (top / "link").c_str(), 1);
+  std::string refusal;
+  try {
+    CLI::App app;
+    config::RunConfigOptions opts(app);
+    parse(opts, app, {"--data.dir", "../x"});
+  } catch (const std::exception& e) {
+    refusal = e.what();
+  }
+  CLI::App app2;
+  config::RunConfigOptions plain(app2);
+  parse(plain, app2, {"--data.dir", "data", "--run.out_dir", "runs/../out"});
+  fs::current_path(before);
+  setenv("PWD", saved_pwd.c_str(), 1);
+  EXPECT_NE(refusal.find("data.dir = '../x' is " + (top / "x").string()), std::string::npos)
+      << refusal;
+  EXPECT_NE(refusal.find(fs::canonical(top / "real").string() + "/x to the operating system"),
+            std::string::npos)
+      << refusal;
+  EXPECT_EQ(plain.config().data.dir, (top / "link" / "data").string());
+  EXPECT_EQ(plain.config().run.out_dir, (top / "link" / "out").string());
+}
+
 // evaluate's option names work for the trainer's settings too.
 TEST(RunConfig, ThreadsAndDeviceAreAlsoPlainOptions) {
   CLI::App app;

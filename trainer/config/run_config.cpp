@@ -26,10 +26,28 @@ std::filesystem::path working_directory() {
   return fs::current_path();
 }
 
-// `text` as an absolute path without "." or ".." parts or a trailing '/'.
-std::string absolute_path(const std::string& text) {
-  std::filesystem::path path = (working_directory() / text).lexically_normal();
-  if (!path.has_filename() && path != path.root_path()) path = path.parent_path();
+// `text` (the value of `key`) as an absolute path without "." or ".." parts
+// or a trailing '/', by the working directory's name. A ".." after a
+// symbolic link means another directory to the operating system, which
+// resolves it in the link's target (and prepare_data, writing "../x", wrote
+// there): where the two readings name different places, the path is refused.
+std::string absolute_path(const std::string& key, const std::string& text) {
+  namespace fs = std::filesystem;
+  const auto plain = [](fs::path p) {  // no "." or ".." parts, no trailing '/'
+    p = p.lexically_normal();
+    if (!p.has_filename() && p != p.root_path()) p = p.parent_path();
+    return p;
+  };
+  const fs::path path = plain(working_directory() / text);
+  std::error_code by_name_error, by_system_error;
+  const fs::path by_name = plain(fs::weakly_canonical(path, by_name_error));
+  const fs::path by_system = plain(fs::weakly_canonical(fs::current_path() / text, by_system_error));
+  if (!by_name_error && !by_system_error && by_name != by_system)
+    throw std::invalid_argument(
+        "config: " + key + " = '" + text + "' is " + path.string() +
+        " from the working directory's name ($PWD), but " + by_system.string() +
+        " to the operating system, which resolves '..' after the symbolic link it passes: give " +
+        key + " as an absolute path");
   return path.string();
 }
 
@@ -234,8 +252,8 @@ void RunConfigOptions::resolve() {
   // fairseq and Marian: the working directory, which mpirun and srun give
   // every rank); saved absolute, the run's config.toml means the same to a
   // job started anywhere later (evaluate, a resume from a Slurm script).
-  config_.run.out_dir = absolute_path(config_.run.out_dir);
-  config_.data.dir = absolute_path(config_.data.dir);
+  config_.run.out_dir = absolute_path("run.out_dir", config_.run.out_dir);
+  config_.data.dir = absolute_path("data.dir", config_.data.dir);
 }
 
 }  // namespace config
