@@ -86,6 +86,30 @@ busy=$!
 for _ in $(seq 100); do [ -s runs/busy/config.toml ] && break; sleep 0.1; done
 row "a second trainer on a run in training" "${trainer[@]}" "${tiny[@]}" --run.name busy
 kill -KILL $busy; wait $busy 2>/dev/null
+row "start-up timeout not a number" env TRAINER_STARTUP_TIMEOUT_S=abc "${trainer[@]}" "${tiny[@]}" \
+  --run.name x
+row "learning rate not finite" "${trainer[@]}" "${tiny[@]}" --run.name x --optim.lr inf
+"${trainer[@]}" "${tiny[@]}" --run.name diverged --train.max_steps 2 > /dev/null 2>&1
+row "a run that diverges (lr 1e30)" "${trainer[@]}" "${tiny[@]}" --run.name diverged \
+  --train.max_steps 6 --train.save_every 1 --optim.schedule constant --optim.lr 1e30 \
+  --train.max_nonfinite_steps 100
+mkdir -p deep/inner && ln -sfn deep/inner through
+(cd through && row "'..' past a symbolic link" "${trainer[@]}" "${tiny[@]}" \
+  --data.dir ../data --run.out_dir "$work/runs")
+cp -r data twice && python3 -c '
+import json; p = "twice/manifest.json"; m = json.load(open(p))
+m["splits"]["train"]["shards"].append(dict(m["splits"]["train"]["shards"][0]))
+json.dump(m, open(p, "w"))'
+row "a shard listed twice in the manifest" "${trainer[@]}" "${tiny[@]}" --run.name x --data.dir twice
+cp -r runs/ok runs/unfinished && rm -f runs/unfinished/finished.json  # watched until killed
+"${evaluate[@]}" --run runs/unfinished --split valid --watch --poll-s 60 > watcher.log 2>&1 &
+watcher=$!
+for _ in $(seq 100); do [ -s runs/unfinished/eval/.watch-valid.lock ] && break; sleep 0.1; done
+row "a second evaluate --watch of one run and split" "${evaluate[@]}" --run runs/unfinished \
+  --split valid --watch
+kill $watcher; wait $watcher 2>/dev/null
+printf 's1 s2\r\ns3\r\n' > crlf.txt
+row "evaluate: translate CRLF text (as LF)" "${evaluate[@]}" --run runs/ok --translate crlf.txt
 row "evaluate: no run there" "${evaluate[@]}" --run data
 row "evaluate: directory missing" "${evaluate[@]}" --run nowhere
 row "evaluate: beam 0" "${evaluate[@]}" --run runs/ok --beam 0
