@@ -186,14 +186,15 @@ row() {  # <n> <stage> <result> <seconds> <text>
 # Every process still in session <sid> (/proc/<pid>/stat's 6th field; the
 # 2nd, the command, is in parentheses and may hold spaces), killed.
 kill_session() {  # <sid>
-  local stat fields pid
+  local stat fields pid sid
   for stat in /proc/[0-9]*/stat; do
     read -r fields < "$stat" 2> /dev/null || continue
     pid=${stat#/proc/} pid=${pid%/stat}
     fields=${fields##*) }  # state ppid pgrp session ...
-    read -r _ _ _ session _ <<< "$fields"
-    [ "$session" = "$1" ] && kill -KILL "$pid" 2> /dev/null
+    read -r _ _ _ sid _ <<< "$fields"
+    [ "$sid" = "$1" ] && kill -KILL "$pid" 2> /dev/null
   done
+  return 0
 }
 
 # stage <n> <name> <limit s> <command...>: the command in a session of its
