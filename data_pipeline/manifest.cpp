@@ -191,16 +191,21 @@ Manifest read_manifest(const std::filesystem::path& dir) {
   for (const auto& [name, split] : splits.items()) {
     manifest.splits[name] = split_from_json(fields, split, "splits." + name);
   }
-  // Each shard once: listed twice, its examples would be read twice (in one
-  // split, trained on twice as often; in two, a test split that is training data).
-  std::map<std::string, std::string> listed;  // shard file -> the field that lists it
+  // A shard once in a split, and a training shard in no other split: listed
+  // twice in one, its examples would be read twice (trained on twice as
+  // often); in training and another split, that split scores training data.
+  // (Two evaluation splits may share one.)
+  std::map<std::string, std::map<std::string, std::string>> listed;  // file -> split -> field
   for (const auto& [name, split] : manifest.splits)
     for (size_t i = 0; i < split.shards.size(); ++i) {
       const std::string field = "splits." + name + ".shards[" + std::to_string(i) + "].file";
       const std::string file =
           std::filesystem::path(split.shards[i].file).lexically_normal().string();
-      const auto [first, fresh] = listed.emplace(file, field);
-      if (!fresh) fields.fail(field, "names " + file + " again (" + first->second + " does too)");
+      auto& splits_of_file = listed[file];
+      for (const auto& [other, other_field] : splits_of_file)
+        if (other == name || other == "train" || name == "train")
+          fields.fail(field, "names " + file + " again (" + other_field + " does too)");
+      splits_of_file.emplace(name, field);
     }
   manifest.prepare = document.value("prepare", json::object());
   return manifest;

@@ -2,7 +2,9 @@
 // prepare_data, sentences for `evaluate --translate` and `tokenize`, the
 // reference files BLEU is scored against: a line ends in "\n" or "\r\n", and
 // neither is part of it (a Windows editor's "\r" would otherwise become a
-// token of its own: <unk> on a character vocabulary).
+// token of its own: <unk> on a character vocabulary). Not the `score` tool's:
+// it reads files as sacreBLEU's command line does, which keeps the "\r"
+// (its chrF with whitespace counts it), and is tested equal to it.
 #pragma once
 #include <istream>
 #include <string>

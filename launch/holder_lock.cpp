@@ -38,7 +38,8 @@ HolderLock::Held::Held(const std::string& path, std::string who)
       holder(std::move(who)) {}
 
 HolderLock::HolderLock(const std::string& path, const std::string& unguarded) {
-  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // 0666: the umask decides, so that a group's project can share the file.
+  fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
   if (fd_ < 0)
     throw std::runtime_error("cannot open the lock file " + path + ": " + std::strerror(errno));
   struct flock whole {};

@@ -13,19 +13,13 @@ enter_scratch eval-watch
 prepare_tiny data
 trainer_run watched 1 --train.max_steps 120 --train.save_every 20 --train.keep_last 10 &
 trainer=$!
-for _ in $(seq 100); do [ -f runs/watched/config.toml ] && break; sleep 0.2; done
-[ -f runs/watched/config.toml ] || fail "the trainer did not start" watched.log
+wait_for() {  # <file> <what, if it never appears> [log]: up to 60 s
+  for _ in $(seq 300); do [ -s "$1" ] && return; sleep 0.2; done
+  fail "$2" "${3:-}"
+}
+wait_for runs/watched/config.toml "the trainer did not start" watched.log
 timeout 300 "$build/bin/evaluate" --run runs/watched --split valid --watch --poll-s 0.5 --threads 1 \
-  > watch.log 2>&1 &
-watcher=$!
-for _ in $(seq 100); do [ -s runs/watched/eval/.watch-valid.lock ] && break; sleep 0.1; done
-if timeout 60 "$build/bin/evaluate" --run runs/watched --split valid --watch --poll-s 0.5 \
-     --threads 1 > second.log 2>&1; then
-  fail "a second watcher of the same run and split was not refused" second.log
-fi
-grep -q "watch-valid.tsv is being written by another evaluate --watch (host .*, PID [0-9]" \
-  second.log || fail "the second watcher's refusal does not name the first" second.log
-wait $watcher || fail "evaluate --watch failed" watch.log
+  > watch.log 2>&1 || fail "evaluate --watch failed" watch.log
 wait $trainer || fail "training failed" watched.log
 [ -f runs/watched/finished.json ] || fail "the run is not marked finished" watched.log
 
@@ -50,13 +44,28 @@ timeout 60 "$build/bin/evaluate" --run runs/watched --split valid --watch --poll
   > rewatch.log 2>&1 || fail "a second watcher failed" rewatch.log
 [ "$(wc -l < "$table")" -eq "$before" ] || fail "a second watcher scored checkpoints again" rewatch.log
 
+# Two at once: a watcher of a run that is not finished (it waits for more)
+# holds the lock; a second one of the same run and split is refused, naming it.
+cp -r runs/watched runs/unfinished && rm runs/unfinished/finished.json runs/unfinished/eval/.watch-valid.lock
+timeout 300 "$build/bin/evaluate" --run runs/unfinished --split valid --watch --poll-s 0.5 \
+  --threads 1 > first.log 2>&1 &
+first=$!
+wait_for runs/unfinished/eval/.watch-valid.lock "the first watcher took no lock" first.log
+if timeout 60 "$build/bin/evaluate" --run runs/unfinished --split valid --watch --poll-s 0.5 \
+     --threads 1 > second.log 2>&1; then
+  fail "a second watcher of the same run and split was not refused" second.log
+fi
+grep -q "watch-valid.tsv is being written by another evaluate --watch (host .*, PID [0-9]" \
+  second.log || fail "the second watcher's refusal does not name the first" second.log
+kill "$first"; wait "$first" 2> /dev/null || true
+
 # Pruned under the watcher's feet: a checkpoint every 2 steps, only the
 # newest kept, polls every 0.05 s. Those removed before they are scored are
 # skipped with a warning; the watcher ends with the run (exit 0), the last
 # checkpoint scored.
 trainer_run pruned 1 --train.max_steps 150 --train.save_every 2 --train.keep_last 1 &
 trainer=$!
-for _ in $(seq 100); do [ -f runs/pruned/config.toml ] && break; sleep 0.2; done
+wait_for runs/pruned/config.toml "the trainer did not start" pruned.log
 timeout 300 "$build/bin/evaluate" --run runs/pruned --split valid --watch --poll-s 0.05 \
   --threads 1 > pruned-watch.log 2>&1 || fail "evaluate --watch under pruning failed" pruned-watch.log
 wait $trainer || fail "training failed" pruned.log

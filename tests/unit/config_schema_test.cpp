@@ -113,8 +113,9 @@ TEST(RunConfig, AWorkingDirectoryReachedThroughALinkKeepsItsName) {
 // means the same either way is kept by name.
 TEST(RunConfig, DotDotPastALinkIsRefusedWhereTheReadingsDiffer) {
   namespace fs = std::filesystem;
-  const fs::path top = fs::temp_directory_path() / "cfg_dotdot";
-  fs::remove_all(top);
+  char tmp[] = "/tmp/cfg_dotdot.XXXXXX";
+  ASSERT_NE(::mkdtemp(tmp), nullptr);
+  const fs::path top = tmp;
   fs::create_directories(top / "real" / "deep");
   fs::create_directory_symlink(top / "real" / "deep", top / "link");
   const fs::path before = fs::current_path();
@@ -142,6 +143,7 @@ TEST(RunConfig, DotDotPastALinkIsRefusedWhereTheReadingsDiffer) {
       << refusal;
   EXPECT_EQ(plain.config().data.dir, (top / "link" / "data").string());
   EXPECT_EQ(plain.config().run.out_dir, (top / "link" / "out").string());
+  fs::remove_all(top);
 }
 
 // evaluate's option names work for the trainer's settings too.

@@ -3,8 +3,8 @@
 // each entry's operation, size, step and state, a ring that keeps the newest.
 #include <gtest/gtest.h>
 
-#include "trainer/distributed/flight_recorder.h"
 #include "tests/unit/one_rank_communicator.h"
+#include "trainer/distributed/flight_recorder.h"
 #include "trainer/distributed/recorded_communicator.h"
 
 namespace {

@@ -100,8 +100,8 @@ TEST(AttentionKernels, TrainingMasksGiveTheAnnotatedTransformersLogits) {
   for (const bool padded : {true, false}) {
     const auto src = padded ? torch::tensor({{4, 5, 6, 7, 3}, {4, 9, 3, 0, 0}})
                             : torch::tensor({{4, 5, 6, 7, 3}, {4, 9, 12, 13, 3}});
-    const auto annotated = m.plain->logits(src, tgt, model::make_src_mask(src, 0),
-                                           model::make_tgt_mask(tgt, 0));
+    const auto annotated =
+        m.plain->logits(src, tgt, model::make_src_mask(src, 0), model::make_tgt_mask(tgt, 0));
     const auto src_mask = model::source_mask(src, 0, padded);
     EXPECT_EQ(src_mask.empty(), !padded);
     for (auto* kernel : {&m.plain, &m.fused}) {

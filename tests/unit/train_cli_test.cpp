@@ -55,16 +55,16 @@ TEST_F(TrainCli, CommandLineErrorsExitTwo) {
 // the variable (it was read as 0 and silently turned the watchdog off).
 TEST_F(TrainCli, StartupTimeoutMustBeSeconds) {
   for (const std::string value : {"abc", "-5", "1e999", "", "30s"}) {
-    const auto r = test_util::run_command("TRAINER_STARTUP_TIMEOUT_S='" + value + "' " +
-                                          std::string(test_paths::kBinDir) +
-                                          "/trainer --config-reference");
+    const auto r =
+        test_util::run_command("TRAINER_STARTUP_TIMEOUT_S='" + value + "' " +
+                               std::string(test_paths::kBinDir) + "/trainer --config-reference");
     EXPECT_EQ(r.status, 2) << "'" << value << "': " << r.output;
     EXPECT_NE(r.output.find("TRAINER_STARTUP_TIMEOUT_S must be seconds"), std::string::npos)
         << "'" << value << "': " << r.output;
   }
-  const auto fine = test_util::run_command("TRAINER_STARTUP_TIMEOUT_S=0.5e3 " +
-                                           std::string(test_paths::kBinDir) +
-                                           "/trainer --config-reference");
+  const auto fine =
+      test_util::run_command("TRAINER_STARTUP_TIMEOUT_S=0.5e3 " + std::string(test_paths::kBinDir) +
+                             "/trainer --config-reference");
   EXPECT_EQ(fine.status, 0) << fine.output;
 }
 

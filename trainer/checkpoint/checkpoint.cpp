@@ -12,6 +12,7 @@
 
 #include "data_pipeline/sha256.h"
 #include "launch/file_write.h"
+#include "launch/logging.h"
 #include "launch/utc_time.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
@@ -87,11 +88,27 @@ std::string Checkpoints::save(int64_t step, const torch::nn::Module& model,
 // finds a checkpoint whole or not at all — never a directory whose files are
 // vanishing one by one, which would fail verification halfway. What a crash
 // leaves behind is a dot directory, which remove_temporaries() clears.
+// The delete is best effort: a reader may hold a file open (on NFS, its
+// unlinked file lives on as .nfsXXXX and the directory cannot go), and the
+// new checkpoint is saved and linked already. What stays is a dot directory
+// of a name no later removal reuses, cleared by remove_temporaries().
 void Checkpoints::remove_checkpoint(const fs::path& checkpoint_dir) const {
-  const fs::path doomed = fs::path(dir_) / (".removing-" + checkpoint_dir.filename().string() + "-" +
-                                           std::to_string(::getpid()));
+  static int removals = 0;
+  const fs::path doomed =
+      fs::path(dir_) / (".removing-" + checkpoint_dir.filename().string() + "-" +
+                        std::to_string(::getpid()) + "-" + std::to_string(++removals));
   fs::rename(checkpoint_dir, doomed);
-  fs::remove_all(doomed);
+  remove_leftover(doomed);
+}
+
+void Checkpoints::remove_leftover(const fs::path& dir) {
+  std::error_code error;
+  fs::remove_all(dir, error);
+  if (error)
+    logging::warn(
+        "cannot remove {} yet ({}): a reader may still hold one of its files; the next "
+        "start removes it",
+        dir.string(), error.message());
 }
 
 void Checkpoints::mark_best(const std::string& checkpoint_dir) const {
@@ -101,7 +118,7 @@ void Checkpoints::mark_best(const std::string& checkpoint_dir) const {
 void Checkpoints::remove_temporaries() const {
   if (!fs::is_directory(dir_)) return;
   for (const auto& entry : fs::directory_iterator(dir_))
-    if (entry.path().filename().string().rfind(".", 0) == 0) fs::remove_all(entry.path());
+    if (entry.path().filename().string().rfind(".", 0) == 0) remove_leftover(entry.path());
 }
 
 std::string Checkpoints::set_aside_after(int64_t step) const {
@@ -148,10 +165,15 @@ std::string Checkpoints::path_of(int64_t step) const {
 std::vector<std::string> Checkpoints::list() const {
   std::vector<std::string> found;
   if (!fs::is_directory(dir_)) return found;
-  for (const auto& entry : fs::directory_iterator(dir_)) {
+  std::error_code error;
+  const fs::path dir = fs::canonical(dir_, error);
+  if (error) return found;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    // The type as the listing gave it, without another look: a checkpoint
+    // pruned (renamed) since the listing is simply one more name that goes.
     const std::string name = entry.path().filename().string();
-    if (entry.is_directory() && !entry.is_symlink() && name.rfind("step_", 0) == 0)
-      found.push_back(fs::canonical(entry.path()).string());
+    if (entry.is_directory(error) && !entry.is_symlink(error) && name.rfind("step_", 0) == 0)
+      found.push_back((dir / name).string());
   }
   std::sort(found.begin(), found.end());  // zero-padded step numbers sort in order
   return found;

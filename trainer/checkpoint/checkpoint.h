@@ -59,6 +59,7 @@ class Checkpoints {
  private:
   void point_link(const std::string& name, const std::filesystem::path& target) const;
   void remove_checkpoint(const std::filesystem::path& checkpoint_dir) const;
+  static void remove_leftover(const std::filesystem::path& dir);  // best effort, warns
   std::string resolve_link(const std::string& name) const;
 
   std::string dir_;  // <run>/checkpoints

@@ -3,6 +3,7 @@
 #include <torch/version.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -39,15 +40,18 @@ std::string absolute_path(const std::string& key, const std::string& text) {
     return p;
   };
   const fs::path path = plain(working_directory() / text);
+  const fs::path given(text);
+  if (std::find(given.begin(), given.end(), "..") == given.end()) return path.string();
   std::error_code by_name_error, by_system_error;
   const fs::path by_name = plain(fs::weakly_canonical(path, by_name_error));
-  const fs::path by_system = plain(fs::weakly_canonical(fs::current_path() / text, by_system_error));
+  const fs::path by_system =
+      plain(fs::weakly_canonical(fs::current_path() / text, by_system_error));
   if (!by_name_error && !by_system_error && by_name != by_system)
     throw std::invalid_argument(
         "config: " + key + " = '" + text + "' is " + path.string() +
         " from the working directory's name ($PWD), but " + by_system.string() +
         " to the operating system, which resolves '..' after the symbolic link it passes: give " +
-        key + " as an absolute path");
+        key + (given.is_absolute() ? " without '..'" : " as an absolute path"));
   return path.string();
 }
 

@@ -49,7 +49,7 @@ struct TrainSection {
   double watchdog_s = 900;          // end the job when a step phase lasts longer; 0 = off
   int64_t threads = 0;              // torch threads per rank; 0 = cores / ranks on the node
   bool keep_freed_memory = true;    // host memory a step frees stays for the next (host_memory.h)
-  std::string precision = "auto";   // auto | fp32 | bf16 | fp16 (autocast; weights, Adam, loss stay fp32)
+  std::string precision = "auto";   // auto (bf16 where the device has it) | fp32 | bf16 | fp16
   bool tf32 = true;                 // fp32 matrix products on CUDA tensor cores in TF32
   std::string attention = "auto";   // auto (fused kernels on GPUs) | explicit | fused
   std::string device = "auto";      // auto (a GPU when there is one for the rank) | cpu | cuda

@@ -1,5 +1,6 @@
 #include "trainer/eval/watch.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -76,8 +77,10 @@ void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ran
     } catch (const launch::HolderLock::Held& held) {
       throw std::runtime_error(
           table.string() + " is being written by another evaluate --watch (" +
-          (held.holder.empty() ? std::string("holder unknown") : held.holder) +
-          "): one watcher per run and split; stop that one, or watch another --split");
+          (held.holder.empty() ? std::string("holder unknown") : held.holder) + ", holding " +
+          lock_file.string() +
+          "): one watcher per run and split; stop that one, or watch another --split (a "
+          "holder that died releases the lock when its node's lock lease ends)");
     }
   });
   logging::info("watching {} for checkpoints; results table {}", watch.run_dir, table.string());
@@ -103,7 +106,16 @@ void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ran
       if (first_error.empty()) first_error = e;
     const std::string name = fs::path(action).filename().string();
     if (!first_error.empty()) {
-      if (fs::exists(action)) throw std::runtime_error(first_error);
+      // Gone from the run's listing: pruned while it was read (training
+      // renames it away in one step). Still listed: a real fault. Rank 0
+      // looks, all follow; what the listing says, not whether a cached path
+      // still resolves (NFS).
+      int64_t pruned = 0;
+      if (ranks.rank() == 0) {
+        const auto listed = checkpoint::Checkpoints(watch.run_dir).list();
+        pruned = std::find(listed.begin(), listed.end(), action) == listed.end();
+      }
+      if (ranks.broadcast(pruned) == 0) throw std::runtime_error(first_error);
       logging::warn("{} was removed before it was scored (train.keep_last); skipped", name);
       if (ranks.rank() == 0) append_row(table, {{"step", name}, {"checkpoints", {action}}});
       continue;

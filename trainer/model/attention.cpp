@@ -95,8 +95,8 @@ torch::Tensor MultiHeadedAttentionImpl::explicit_attention(const torch::Tensor& 
   // Q K^T / sqrt(d_k), computed as (Q / sqrt(d_k)) K^T   // [B, h, Tq, Tk]
   auto scores = torch::matmul(q / std::sqrt(static_cast<double>(d_k_)), k.transpose(-2, -1));
   if (!mask.empty())
-    scores =
-        scores.masked_fill(mask.keep_all(scores).logical_not(), lowest_finite(scores.scalar_type()));
+    scores = scores.masked_fill(mask.keep_all(scores).logical_not(),
+                                lowest_finite(scores.scalar_type()));
   auto p_attn = dropout_(torch::softmax(scores, -1));  // [B, h, Tq, Tk]
   return torch::matmul(p_attn, v);                     // [B, h, Tq, d_k]
 }

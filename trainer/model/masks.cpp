@@ -29,8 +29,8 @@ AttentionMask AttentionMask::causal() {
 torch::Tensor AttentionMask::keep_all(const torch::Tensor& scores) const {
   if (!causal_) return keep_;
   const int64_t q_len = scores.size(-2), k_len = scores.size(-1);
-  TORCH_CHECK(q_len == k_len, "a causal mask needs as many queries as keys (", q_len, " vs ",
-              k_len, ")");
+  TORCH_CHECK(q_len == k_len, "a causal mask needs as many queries as keys (", q_len, " vs ", k_len,
+              ")");
   torch::Tensor& all = derived_->keep_all;
   if (!all.defined() || all.size(-1) != k_len || all.device() != scores.device())
     all = subsequent_mask(k_len, scores.device());  // [1, 1, T, T]
@@ -46,8 +46,8 @@ torch::Tensor AttentionMask::bias(torch::ScalarType dtype) const {
     const int64_t k_len = keep_.size(-1), row = (k_len + 7) / 8 * 8;
     auto shape = keep_.sizes().vec();
     shape.back() = row;
-    bias = torch::full(shape, lowest_finite(dtype), keep_.options().dtype(dtype))
-               .narrow(-1, 0, k_len);
+    bias =
+        torch::full(shape, lowest_finite(dtype), keep_.options().dtype(dtype)).narrow(-1, 0, k_len);
     bias.masked_fill_(keep_, 0.0);
   }
   return bias;

@@ -23,7 +23,8 @@ std::string cpu_bf16_instructions() {
     std::istringstream flags(line.substr(line.find(':') + 1));
     std::string flag, found;
     while (flags >> flag)
-      if (flag == "avx512_bf16" || flag == "amx_bf16") found += (found.empty() ? "" : " and ") + flag;
+      if (flag == "avx512_bf16" || flag == "amx_bf16")
+        found += (found.empty() ? "" : " and ") + flag;
     return found;
   }
   return "";
@@ -96,14 +97,15 @@ PrecisionChoice choose_precision(const std::string& setting, const torch::Device
     const GpuProperties gpu = gpu_properties(device);
     const std::string what = device.str() + " (" + gpu.name + ", compute capability " +
                              std::to_string(gpu.major) + "." + std::to_string(gpu.minor) + ")";
-    return gpu.major >= 8 ? PrecisionChoice{Precision::kBf16, "auto: " + what + " has bfloat16 tensor cores"}
-                          : PrecisionChoice{Precision::kFp32, "auto: " + what + " has no bfloat16"};
+    return gpu.major >= 8
+               ? PrecisionChoice{Precision::kBf16, "auto: " + what + " has bfloat16 tensor cores"}
+               : PrecisionChoice{Precision::kFp32, "auto: " + what + " has no bfloat16"};
   }
   const std::string bf16 = cpu_bf16_instructions();
-  return bf16.empty()
-             ? PrecisionChoice{Precision::kFp32,
-                               "auto: this CPU has no bfloat16 instructions (oneDNN would emulate them)"}
-             : PrecisionChoice{Precision::kBf16, "auto: this CPU has " + bf16};
+  return bf16.empty() ? PrecisionChoice{Precision::kFp32,
+                                        "auto: this CPU has no bfloat16 instructions (oneDNN would "
+                                        "emulate them)"}
+                      : PrecisionChoice{Precision::kBf16, "auto: this CPU has " + bf16};
 }
 
 AutocastScope::AutocastScope(Precision precision, const torch::Device& device)

@@ -134,8 +134,8 @@ class Trainer {
   const launch::ProcessInfo process_;          // this rank's place: host, ranks on its node
   const runtime::DeviceChoice device_choice_;  // device and backend, agreed by all ranks
   const torch::Device device_;
-  const runtime::Precision precision_;  // train.precision, auto decided for device_
-  const std::string resolved_toml_;     // with the precision chosen (config.toml, checkpoints)
+  const runtime::Precision precision_;    // train.precision, auto decided for device_
+  const std::string resolved_toml_;       // with the precision chosen (config.toml, checkpoints)
   distributed::FlightRecorder recorder_;  // comm_'s last collectives, for the watchdog
   const std::unique_ptr<distributed::Communicator> comm_;
   const fs::path run_dir_;
@@ -200,10 +200,12 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                                 " (on CPUs: bf16)");
   runtime::use_tf32(cfg.train.tf32);
   // Adam moves each weight by up to about the learning rate per step.
-  if (const double peak = schedule_.at(std::max<int64_t>(1, cfg.optim.warmup_steps)); peak > 1)
-    logging::warn("the schedule's peak learning rate is {:g} (optim.lr = {:g}, {}): Adam moves "
-                  "each weight by up to that much per step, and runs diverge far below it",
-                  peak, cfg.optim.lr, cfg.optim.schedule);
+  const double peak = schedule_.at(std::max<int64_t>(1, cfg.optim.warmup_steps));
+  if (peak > 1 && ranks_.is_main())
+    logging::warn(
+        "the schedule's peak learning rate is {:g} (optim.lr = {:g}, {}): Adam moves "
+        "each weight by up to that much per step, and runs diverge far below it",
+        peak, cfg.optim.lr, cfg.optim.schedule);
   if (batcher_.num_skipped() > 0)
     logging::warn("{} training examples are longer than data.max_len = {} and are skipped",
                   batcher_.num_skipped(), cfg.data.max_len);
@@ -358,10 +360,12 @@ void Trainer::refuse_diverged_parameters() {
     const std::vector<std::string> saved = checkpoints_.list();
     throw std::runtime_error(text::format(
         "step {}: the run diverged: parameter {} holds {} (max |w| = {:g}); its checkpoint is "
-        "not saved, and the run's latest checkpoint stays {}. Lower optim.lr (now {:g}) or "
-        "raise optim.warmup_steps, then resume from it",
-        state_.step, named[i].key(), std::isfinite(worst) ? "exploded weights" : "non-finite weights",
-        worst, saved.empty() ? std::string("none") : saved.back(), cfg_.optim.lr));
+        "not saved, {}. Lower optim.lr (now {:g}) or raise optim.warmup_steps, then {}",
+        state_.step, named[i].key(),
+        std::isfinite(worst) ? "exploded weights" : "non-finite weights", worst,
+        saved.empty() ? std::string("and the run has no earlier one")
+                      : "and the run's latest checkpoint stays " + saved.back(),
+        cfg_.optim.lr, saved.empty() ? "start it again" : "resume from that one"));
   }
 }
 

@@ -97,9 +97,10 @@ void Watchdog::run() {
   while (!stop_cv_.wait_for(lock, poll, [this] { return stop_; })) {
     const double stuck = seconds(Clock::now() - since_);
     if (timeout_ > 0 && stuck > timeout_)
-      end_job(kExitWatchdog, text::format("watchdog: {} has been in '{}' of step {} for {:.0f} s "
-                                          "(timeout {:g} s, {}); ending the job",
-                                          rank_on_host(), phase_, step_, stuck, timeout_, setting_));
+      end_job(kExitWatchdog,
+              text::format("watchdog: {} has been in '{}' of step {} for {:.0f} s "
+                           "(timeout {:g} s, {}); ending the job",
+                           rank_on_host(), phase_, step_, stuck, timeout_, setting_));
     if (comm_ == nullptr) continue;
     const std::string error = comm_->async_error();
     if (!error.empty())
