@@ -43,6 +43,22 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::string& kind,
   return std::make_unique<VocabTokenizer>(unit_of(kind), Vocab::load(file));
 }
 
+std::unique_ptr<Tokenizer> load_dataset_tokenizer(const Manifest& manifest,
+                                                  const std::filesystem::path& dir,
+                                                  const std::string& side) {
+  const bool src = side == "src";
+  const std::filesystem::path file =
+      dir / (src ? manifest.src_tokenizer_file : manifest.tgt_tokenizer_file);
+  auto tokenizer = load_tokenizer(manifest.tokenizer_kind, file);
+  const int64_t expected = src ? manifest.src_vocab_size : manifest.tgt_vocab_size;
+  if (tokenizer->vocab_size() != expected)
+    throw std::runtime_error(file.string() + " holds a vocabulary of " +
+                             std::to_string(tokenizer->vocab_size()) + " tokens, but the manifest's " +
+                             side + "_vocab_size is " + std::to_string(expected) +
+                             " (a file replaced or cut short since prepare_data?)");
+  return tokenizer;
+}
+
 std::string tokenizer_file_name(const std::string& kind, std::string_view side) {
   const std::string infix = side.empty() ? "" : "." + std::string(side);
   if (kind == "spm") return "spm" + infix + ".model";

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "data_pipeline/manifest.h"
+
 namespace data {
 
 class Tokenizer {
@@ -49,6 +51,14 @@ std::unique_ptr<Tokenizer> train_tokenizer(const std::string& kind,
 // Loads what Tokenizer::save wrote (spm: a decoder from the .vocab beside the .model).
 std::unique_ptr<Tokenizer> load_tokenizer(const std::string& kind,
                                           const std::filesystem::path& file);
+
+// The dataset's tokenizer of one side ("src" or "tgt"), checked against the
+// manifest's vocabulary size: a vocabulary file shorter than the model's
+// output layer would fail only when an id past its end is decoded, without
+// naming the file. Throws naming the file and both sizes.
+std::unique_ptr<Tokenizer> load_dataset_tokenizer(const Manifest& manifest,
+                                                  const std::filesystem::path& dir,
+                                                  const std::string& side);
 
 // File name inside the dataset dir for one side ("src" or "tgt"), or for the
 // joint tokenizer when `side` is empty: vocab.src.txt, vocab.tgt.txt, vocab.txt;

@@ -131,6 +131,8 @@ row "evaluate: results on a full disk" "${evaluate[@]}" --run runs/ok --split te
 mkdir -p elsewhere
 (cd elsewhere && row "evaluate from another directory" "${evaluate[@]}" --run "$work/runs/ok" \
   --split test --out "$work/elsewhere/eval")
+cp -r data cut && sed -i '$d' cut/vocab.txt
+row "evaluate: the vocabulary cut short" "${evaluate[@]}" --run runs/ok --data cut --split test
 sed -i 's|^dir = .*|dir = "moved/data"|' runs/ok/config.toml
 row "evaluate: the run's dataset moved" "${evaluate[@]}" --run runs/ok --split test
 row "prepare: unknown option" "${prepare[@]}" --task copy --out d1 --no-such 1
@@ -141,6 +143,9 @@ row "prepare: negative size" "${prepare[@]}" --task copy --out d5 --shard-mb -1
 row "prepare: input file missing" "${prepare[@]}" --task text --out d6 --train-src nope.de \
   --train-tgt long.en
 row "prepare: line counts differ" "${prepare[@]}" --task text --out d7 --train-src one.src \
+  --train-tgt long.en
+gzip -kf long.en
+row "prepare: gzip input" "${prepare[@]}" --task text --out d9 --train-src long.en.gz \
   --train-tgt long.en
 row "prepare: output exists" "${prepare[@]}" --task copy --out data
 row "prepare: a 5 MB line of one word" "${prepare[@]}" --task text --vocab char --out d8 \

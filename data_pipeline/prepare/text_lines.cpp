@@ -15,6 +15,15 @@ std::ifstream open_text(const std::filesystem::path& file) {
     throw std::runtime_error("input file " + file.string() + " does not exist or is not a file");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open input file " + file.string());
+  // gzip's magic bytes: read as text, it fails later for another reason
+  // ("line counts differ", invalid UTF-8) that does not say why.
+  char magic[2] = {};
+  if (in.read(magic, 2) && magic[0] == '\x1f' && magic[1] == '\x8b')
+    throw std::runtime_error("input file " + file.string() +
+                             " is gzip-compressed: decompress it first (zcat " + file.string() +
+                             " > " + file.stem().string() + ")");
+  in.clear();
+  in.seekg(0);
   return in;
 }
 

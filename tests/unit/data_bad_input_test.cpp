@@ -9,6 +9,7 @@
 
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/prepare/prepare.h"
+#include "data_pipeline/tokenizer.h"
 #include "tests/test_paths.h"
 #include "tests/unit/error_message.h"
 #include "tests/unit/run_command.h"
@@ -93,6 +94,21 @@ TEST_F(BadInput, ShardListedTwice) {
                    "splits.train.shards[0].file does too"});
 }
 
+// A vocabulary file cut short since prepare_data is refused when the
+// tokenizer is loaded, naming the file and both sizes (it failed only when an
+// id past its end was decoded).
+TEST_F(BadInput, VocabularyShorterThanTheManifest) {
+  const data::Manifest manifest = data::read_manifest(dir_ / "data");
+  const fs::path vocab = dir_ / "data" / manifest.tgt_tokenizer_file;
+  EXPECT_NO_THROW(data::load_dataset_tokenizer(manifest, dir_ / "data", "tgt"));
+  const auto cut = test_util::run_command("sed -i '$d' " + vocab.string());
+  ASSERT_EQ(cut.status, 0) << cut.output;
+  expect_mentions(error_of([&] { data::load_dataset_tokenizer(manifest, dir_ / "data", "tgt"); }),
+                  {vocab.string(), "holds a vocabulary of " +
+                                       std::to_string(manifest.tgt_vocab_size - 1) + " tokens",
+                   "tgt_vocab_size is " + std::to_string(manifest.tgt_vocab_size)});
+}
+
 TEST_F(BadInput, ChecksumMismatchFoundOnRequest) {
   h5py("    f[\"src/tokens\"][0] = (f[\"src/tokens\"][0] + 1) % f.attrs[\"src_vocab_size\"]");
   EXPECT_NO_THROW(data::Dataset(dir_ / "data", "train"));  // sizes still agree
@@ -121,6 +137,14 @@ TEST_F(BadInput, PrepareRefusesBadTextAndWritesNothing) {
                                   (dir_ / "short.txt").string());
   EXPECT_NE(result.status, 0);
   expect_mentions(result.output, {"line counts differ", "short.txt has 1"});
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+
+  // gzip input is named as such (it failed as "line counts differ").
+  ASSERT_EQ(test_util::run_command("gzip -k " + (dir_ / "tgt.txt").string()).status, 0);
+  result = test_util::run_command(prepare + (dir_ / "tgt.txt.gz").string() + " --train-tgt " +
+                                  (dir_ / "tgt.txt").string());
+  EXPECT_NE(result.status, 0);
+  expect_mentions(result.output, {(dir_ / "tgt.txt.gz").string() + " is gzip-compressed"});
   EXPECT_FALSE(fs::exists(dir_ / "out"));
   for (const auto& entry : fs::directory_iterator(dir_))  // no temporary left either
     EXPECT_EQ(entry.path().filename().string().find("out.tmp"), std::string::npos) << entry.path();

@@ -110,6 +110,25 @@ TEST(ResumeCompatible, AChangedOptimizerSettingIsAllowedWithAWarning) {
   EXPECT_EQ(log.find("schedule"), std::string::npos) << "only the changed key is named: " << log;
 }
 
+// Each run's precision as it chose it (auto resolved): another one is said;
+// a checkpoint whose config names none (older runs) says nothing.
+TEST(ResumeCompatible, AnotherPrecisionIsSaid) {
+  const std::string bf16 = config("max_steps = 6", "max_steps = 6\nprecision = \"bf16\"");
+  const std::string fp32 = config("max_steps = 6", "max_steps = 6\nprecision = \"fp32\"");
+  const std::string log = logged_by(
+      [&] { train::check_resume_compatible(kCheckpoint, saved_state(bf16), fp32, kSha); });
+  expect_mentions(log,
+                  {"resuming with train.precision = 'fp32' (the checkpoint was trained with 'bf16')"});
+  EXPECT_EQ(logged_by([&] {
+              train::check_resume_compatible(kCheckpoint, saved_state(bf16), bf16, kSha);
+            }),
+            "");
+  EXPECT_EQ(logged_by([&] {
+              train::check_resume_compatible(kCheckpoint, saved_state(), fp32, kSha);
+            }),
+            "");
+}
+
 TEST(ResumeCompatible, ChangedDataAndRunSettingsWarnExceptWhereTheRunLives) {
   const std::string log = logged_by([] {
     for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{

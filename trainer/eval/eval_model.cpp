@@ -37,8 +37,7 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   m.cfg = config::read_run_config(run_dir + "/config.toml");
   m.data_dir = dataset_dir(run_dir, data_dir);
   m.manifest = data::read_manifest(m.data_dir);
-  m.tgt_tokenizer = data::load_tokenizer(m.manifest.tokenizer_kind,
-                                         fs::path(m.data_dir) / m.manifest.tgt_tokenizer_file);
+  m.tgt_tokenizer = data::load_dataset_tokenizer(m.manifest, m.data_dir, "tgt");
   if (m.classification())
     m.labels = data::LabelSet::load(fs::path(m.data_dir) / m.manifest.labels_file);
   m.model = task::make_task_model(m.cfg, m.manifest);

@@ -30,8 +30,7 @@ std::string tokenize_program() {
 
 SourceEncoder::SourceEncoder(const std::string& data_dir, const data::Manifest& manifest) {
   if (manifest.tokenizer_kind != "spm") {
-    tokenizer_ = data::load_tokenizer(manifest.tokenizer_kind,
-                                      fs::path(data_dir) / manifest.src_tokenizer_file);
+    tokenizer_ = data::load_dataset_tokenizer(manifest, data_dir, "src");
     return;
   }
   std::signal(SIGPIPE, SIG_IGN);  // a child that died shows as a read error, not a killed job

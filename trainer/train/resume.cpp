@@ -80,6 +80,13 @@ void check_resume_compatible(const std::string& checkpoint_dir, const nlohmann::
       logging::warn("resuming with {} = {} (the checkpoint was trained with {})", name, is, was);
     }
   }
+  // The precision as each run chose it (auto resolved): another one changes
+  // the numbers, so it is said, like the other settings above.
+  const std::string was = text(saved["train"]["precision"].node());
+  const std::string is = text(current["train"]["precision"].node());
+  if (was != "(absent)" && was != is)
+    logging::warn("resuming with train.precision = {} (the checkpoint was trained with {})", is,
+                  was);
 }
 
 }  // namespace train
