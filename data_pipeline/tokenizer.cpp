@@ -52,10 +52,10 @@ std::unique_ptr<Tokenizer> load_dataset_tokenizer(const Manifest& manifest,
   auto tokenizer = load_tokenizer(manifest.tokenizer_kind, file);
   const int64_t expected = src ? manifest.src_vocab_size : manifest.tgt_vocab_size;
   if (tokenizer->vocab_size() != expected)
-    throw std::runtime_error(file.string() + " holds a vocabulary of " +
-                             std::to_string(tokenizer->vocab_size()) + " tokens, but the manifest's " +
-                             side + "_vocab_size is " + std::to_string(expected) +
-                             " (a file replaced or cut short since prepare_data?)");
+    throw std::runtime_error(
+        file.string() + " holds a vocabulary of " + std::to_string(tokenizer->vocab_size()) +
+        " tokens, but the manifest's " + side + "_vocab_size is " + std::to_string(expected) +
+        " (a file replaced or cut short since prepare_data?)");
   return tokenizer;
 }
 

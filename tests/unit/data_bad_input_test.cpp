@@ -103,10 +103,11 @@ TEST_F(BadInput, VocabularyShorterThanTheManifest) {
   EXPECT_NO_THROW(data::load_dataset_tokenizer(manifest, dir_ / "data", "tgt"));
   const auto cut = test_util::run_command("sed -i '$d' " + vocab.string());
   ASSERT_EQ(cut.status, 0) << cut.output;
-  expect_mentions(error_of([&] { data::load_dataset_tokenizer(manifest, dir_ / "data", "tgt"); }),
-                  {vocab.string(), "holds a vocabulary of " +
-                                       std::to_string(manifest.tgt_vocab_size - 1) + " tokens",
-                   "tgt_vocab_size is " + std::to_string(manifest.tgt_vocab_size)});
+  expect_mentions(
+      error_of([&] { data::load_dataset_tokenizer(manifest, dir_ / "data", "tgt"); }),
+      {vocab.string(),
+       "holds a vocabulary of " + std::to_string(manifest.tgt_vocab_size - 1) + " tokens",
+       "tgt_vocab_size is " + std::to_string(manifest.tgt_vocab_size)});
 }
 
 TEST_F(BadInput, ChecksumMismatchFoundOnRequest) {

@@ -117,16 +117,15 @@ TEST(ResumeCompatible, AnotherPrecisionIsSaid) {
   const std::string fp32 = config("max_steps = 6", "max_steps = 6\nprecision = \"fp32\"");
   const std::string log = logged_by(
       [&] { train::check_resume_compatible(kCheckpoint, saved_state(bf16), fp32, kSha); });
-  expect_mentions(log,
-                  {"resuming with train.precision = 'fp32' (the checkpoint was trained with 'bf16')"});
+  expect_mentions(
+      log, {"resuming with train.precision = 'fp32' (the checkpoint was trained with 'bf16')"});
   EXPECT_EQ(logged_by([&] {
               train::check_resume_compatible(kCheckpoint, saved_state(bf16), bf16, kSha);
             }),
             "");
-  EXPECT_EQ(logged_by([&] {
-              train::check_resume_compatible(kCheckpoint, saved_state(), fp32, kSha);
-            }),
-            "");
+  EXPECT_EQ(
+      logged_by([&] { train::check_resume_compatible(kCheckpoint, saved_state(), fp32, kSha); }),
+      "");
 }
 
 TEST(ResumeCompatible, ChangedDataAndRunSettingsWarnExceptWhereTheRunLives) {
