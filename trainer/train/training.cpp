@@ -43,6 +43,7 @@
 #include "trainer/runtime/device.h"
 #include "trainer/runtime/precision.h"
 #include "trainer/task/objective.h"
+#include "trainer/train/diverged_weights.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/interval_log.h"
 #include "trainer/train/loss_scaler.h"
@@ -63,10 +64,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// A weight this large is a diverged run's: trained Transformers' weights stay
-// within a few units (and an fp16 export's range ends at 65504).
-constexpr double kDivergedWeight = 1e6;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -341,32 +338,22 @@ void Trainer::save() {
   last_save_time_ = Clock::now();
 }
 
-// A run that diverged must not leave its weights as a checkpoint, nor move
-// `latest` to them (a resume would start from garbage): every parameter
-// finite and within kDivergedWeight, or this save is refused and the run
-// ends. The numerics guard skips steps whose loss or gradient norm is not
-// finite, but an update can still send weights to 1e30 with a finite loss.
-// The parameters are the same on every rank (the replica check), so every
-// rank decides alike and ends alike. One host wait, at save time only.
+// Before a save: weights of a diverged run (diverged_weights.h) end the run
+// instead. The parameters are the same on every rank (the replica check), so
+// every rank decides alike and ends alike.
 void Trainer::refuse_diverged_parameters() {
-  torch::NoGradGuard no_grad;
-  const auto named = model_.module().named_parameters();
-  std::vector<torch::Tensor> largest;  // max |w| of each parameter (NaN where it holds one)
-  for (const auto& p : named) largest.push_back(p.value().abs().max().to(torch::kDouble));
-  const torch::Tensor on_host = torch::stack(largest).cpu();
-  for (size_t i = 0; i < named.size(); ++i) {
-    const double worst = on_host[static_cast<int64_t>(i)].item<double>();
-    if (worst <= kDivergedWeight) continue;  // false for NaN too
-    const std::vector<std::string> saved = checkpoints_.list();
-    throw std::runtime_error(text::format(
-        "step {}: the run diverged: parameter {} holds {} (max |w| = {:g}); its checkpoint is "
-        "not saved, {}. Lower optim.lr (now {:g}) or raise optim.warmup_steps, then {}",
-        state_.step, named[i].key(),
-        std::isfinite(worst) ? "exploded weights" : "non-finite weights", worst,
-        saved.empty() ? std::string("and the run has no earlier one")
-                      : "and the run's latest checkpoint stays " + saved.back(),
-        cfg_.optim.lr, saved.empty() ? "start it again" : "resume from that one"));
-  }
+  const std::optional<DivergedParameter> diverged = first_diverged(model_.module());
+  if (!diverged) return;
+  const std::vector<std::string> saved = checkpoints_.list();
+  throw std::runtime_error(text::format(
+      "step {}: the run diverged: parameter {} holds {} (max |w| = {:g}); its checkpoint is "
+      "not saved, {}. Lower optim.lr (now {:g}) or raise optim.warmup_steps, then {}",
+      state_.step, diverged->name,
+      std::isfinite(diverged->largest) ? "exploded weights" : "non-finite weights",
+      diverged->largest,
+      saved.empty() ? std::string("and the run has no earlier one")
+                    : "and the run's latest checkpoint stays " + saved.back(),
+      cfg_.optim.lr, saved.empty() ? "start it again" : "resume from that one"));
 }
 
 bool Trainer::shard_update() const {
