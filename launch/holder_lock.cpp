@@ -35,7 +35,7 @@ std::string read_all(int fd) {
 
 HolderLock::Held::Held(const std::string& path, std::string who)
     : std::runtime_error(path + " is locked by " + (who.empty() ? "an unknown holder" : who)),
-      holder(std::move(who)) {}
+      holder(who.empty() ? "holder unknown" : std::move(who)) {}
 
 HolderLock::HolderLock(const std::string& path, const std::string& unguarded) {
   // 0666: the umask decides, so that a group's project can share the file.

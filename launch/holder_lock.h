@@ -19,7 +19,8 @@ namespace launch {
 
 class HolderLock {
  public:
-  // Another process holds the lock: what it wrote of itself ("" if nothing).
+  // Another process holds the lock: what it wrote of itself ("holder
+  // unknown" if nothing).
   struct Held : std::runtime_error {
     Held(const std::string& path, std::string holder);
     std::string holder;

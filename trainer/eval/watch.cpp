@@ -76,9 +76,8 @@ void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ran
           lock_file.string(), "a second watcher of this run and split would not be detected");
     } catch (const launch::HolderLock::Held& held) {
       throw std::runtime_error(
-          table.string() + " is being written by another evaluate --watch (" +
-          (held.holder.empty() ? std::string("holder unknown") : held.holder) + ", holding " +
-          lock_file.string() +
+          table.string() + " is being written by another evaluate --watch (" + held.holder +
+          ", holding " + lock_file.string() +
           "): one watcher per run and split; stop that one, or watch another --split (a "
           "holder that died releases the lock when its node's lock lease ends)");
     }

@@ -13,8 +13,8 @@ launch::HolderLock RunLock::take(const std::string& run_dir) {
                               "a second trainer on this run directory would not be detected");
   } catch (const launch::HolderLock::Held& held) {
     throw std::runtime_error("the run directory " + run_dir + " is in use by another trainer (" +
-                             (held.holder.empty() ? std::string("holder unknown") : held.holder) +
-                             ", holding " + (std::filesystem::path(run_dir) / ".lock").string() +
+                             held.holder + ", holding " +
+                             (std::filesystem::path(run_dir) / ".lock").string() +
                              "): wait for it to end, stop it, or give this run another --run.name");
   }
 }
