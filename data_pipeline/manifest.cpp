@@ -126,6 +126,7 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& manifest) 
       {"splits", splits},
       {"prepare", manifest.prepare},
   };
+  if (!manifest.content_sha256.empty()) document["content_sha256"] = manifest.content_sha256;
   if (manifest.is_classification()) {
     document["labels"] = {{"file", manifest.labels_file}, {"count", manifest.num_labels}};
   }
@@ -207,6 +208,8 @@ Manifest read_manifest(const std::filesystem::path& dir) {
           fields.fail(field, "names " + file + " again (" + other_field + " does too)");
       splits_of_file.emplace(name, field);
     }
+  if (document.contains("content_sha256"))
+    manifest.content_sha256 = fields.get<std::string>(document, "", "content_sha256");
   manifest.prepare = document.value("prepare", json::object());
   return manifest;
 }

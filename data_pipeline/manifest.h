@@ -13,9 +13,12 @@
 //       },
 //       "valid": {...}, "test": {...}
 //     },
+//     "content_sha256": "5e3c...",
 //     "prepare": {"command": "prepare_data --task copy ...", "options": {...}}
 //   }
 //
+// content_sha256 identifies the dataset by what training reads
+// (dataset_identity.h); datasets prepared before it have none.
 // Token counts are without bos/eos, as stored in the shards. The tokenizer
 // files are relative to the directory; src_file == tgt_file when joint.
 //
@@ -78,6 +81,7 @@ struct Manifest {
   std::string labels_file;  // classification: the label file (labels.h); empty for seq2seq
   int64_t num_labels = 0;   // classification: its number of labels; 0 for seq2seq
   std::map<std::string, SplitEntry> splits;
+  std::string content_sha256;  // dataset_identity.h; empty if prepared before it
   nlohmann::json prepare;  // how the dataset was made (free-form, for people)
 
   bool is_classification() const { return task == kClassificationTask; }

@@ -3,28 +3,26 @@
 #include <openssl/evp.h>
 
 #include <fstream>
-#include <memory>
 #include <stdexcept>
 #include <vector>
 
 namespace data {
 
-std::string sha256_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + file.string() + " to hash it");
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
-                                                                  EVP_MD_CTX_free);
-  if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
+Sha256::Sha256() : context_(EVP_MD_CTX_new()) {
+  if (context_ == nullptr || EVP_DigestInit_ex(context_, EVP_sha256(), nullptr) != 1) {
+    EVP_MD_CTX_free(context_);
     throw std::runtime_error("OpenSSL SHA-256 initialisation failed");
   }
-  std::vector<char> buffer(1 << 20);
-  while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
-    EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(in.gcount()));
-  }
-  if (in.bad()) throw std::runtime_error("error reading " + file.string() + " to hash it");
+}
+
+Sha256::~Sha256() { EVP_MD_CTX_free(context_); }
+
+void Sha256::update(const void* bytes, size_t size) { EVP_DigestUpdate(context_, bytes, size); }
+
+std::string Sha256::hex() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  EVP_DigestFinal_ex(context.get(), digest, &length);
+  EVP_DigestFinal_ex(context_, digest, &length);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
   for (unsigned int i = 0; i < length; ++i) {
@@ -32,6 +30,18 @@ std::string sha256_file(const std::filesystem::path& file) {
     hex += kHex[digest[i] & 0xF];
   }
   return hex;
+}
+
+std::string sha256_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + file.string() + " to hash it");
+  Sha256 sha;
+  std::vector<char> buffer(1 << 20);
+  while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+    sha.update(buffer.data(), static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) throw std::runtime_error("error reading " + file.string() + " to hash it");
+  return sha.hex();
 }
 
 }  // namespace data

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data_pipeline/dataset_identity.h"
 #include "data_pipeline/labels.h"
 #include "data_pipeline/prepare/cleaning.h"
 #include "data_pipeline/prepare/labeled_text.h"
@@ -269,7 +270,8 @@ json describe(const PrepareOptions& options) {
 // Rank 0 trains the tokenizers (on a sample of the cleaned training pairs)
 // and collects the labels, the others load what it saved; each rank encodes
 // its range of every split; rank 0 names the shards in order, sums the
-// cleaning counts and writes the manifest.
+// cleaning counts, reads the shards back for the dataset's content_sha256
+// (the same for any rank count) and writes the manifest.
 Manifest build(const PrepareOptions& options, const fs::path& dir, const launch::Ranks& ranks) {
   std::map<std::string, Split> splits;
   launch::together(ranks, [&] { splits = open_splits(options); });
@@ -347,7 +349,9 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const launch:
     });
   }
   launch::together(ranks, [&] {
-    if (ranks.is_main()) write_manifest(dir, manifest);
+    if (!ranks.is_main()) return;
+    manifest.content_sha256 = content_sha256(dir, manifest);
+    write_manifest(dir, manifest);
   });
   return manifest;
 }

@@ -2,7 +2,10 @@
 # `mpirun -np N prepare_data` writes the same dataset as one process: the
 # same examples with the same ids in the same order, the same vocabulary
 # files and cleaning counts, for N = 2 and 3, with a word vocabulary, with
-# SentencePiece and for a synthetic task. Read back with h5py.
+# SentencePiece and for a synthetic task. Read back with h5py. The
+# manifests' content_sha256 is the same for every N and equals a reading of
+# data_pipeline/dataset_identity.h's definition here with hashlib; a run
+# trained on the -np 1 dataset resumes on the -np 3 one.
 # Usage: prepare_parallel.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -35,7 +38,7 @@ done
 grep -q "cleaning kept" word1.log || fail "no cleaning report" word1.log
 
 "$python" - <<'PY'
-import filecmp, h5py, json
+import filecmp, h5py, hashlib, json, struct
 
 def examples(d):
     m = json.load(open(f"{d}/manifest.json"))
@@ -51,10 +54,33 @@ def examples(d):
         out[split] = rows
     return m, out
 
+def content_sha256(d, m, examples):
+    """dataset_identity.h's definition, from the manifest and the examples."""
+    h = hashlib.sha256()
+    integer = lambda v: h.update(struct.pack("<q", v))
+    def text(t):
+        integer(len(t.encode())); h.update(t.encode())
+    def tokens(seq):
+        integer(len(seq)); h.update(struct.pack(f"<{len(seq)}i", *seq))
+    file_sha = lambda f: hashlib.sha256(open(f"{d}/{f}", "rb").read()).hexdigest()
+    text("transformer-dataset content 1"); text(m["task"]); text(m["tokenizer"]["kind"])
+    s = m["special_ids"]
+    for v in (m["src_vocab_size"], m["tgt_vocab_size"], s["pad"], s["bos"], s["eos"], s["unk"],
+              m.get("labels", {}).get("count", 0)):
+        integer(v)
+    text(file_sha(m["tokenizer"]["src_file"])); text(file_sha(m["tokenizer"]["tgt_file"]))
+    text(file_sha(m["labels"]["file"]) if "labels" in m else "")
+    for split in sorted(examples):
+        text(split); integer(len(examples[split]))
+        for id_, src, tgt in examples[split]:
+            integer(id_); tokens(src); tokens(tgt); integer(-1)
+    return h.hexdigest()
+
 for kind, files in (("word", ["vocab.src.txt", "vocab.tgt.txt"]), ("spm", ["spm.model", "spm.vocab"]),
                     ("copy", ["vocab.txt"])):
     m1, e1 = examples(f"{kind}1")
     assert sum(len(r) for r in e1.values()) > 0
+    assert m1["content_sha256"] == content_sha256(f"{kind}1", m1, e1), kind
     for n in (2, 3):
         mn, en = examples(f"{kind}{n}")
         assert en == e1, f"{kind}: -np {n} examples differ from -np 1"
@@ -63,9 +89,16 @@ for kind, files in (("word", ["vocab.src.txt", "vocab.tgt.txt"]), ("spm", ["spm.
         for f in files:
             assert filecmp.cmp(f"{kind}1/{f}", f"{kind}{n}/{f}", shallow=False), (kind, n, f)
         assert mn["prepare"]["ranks"] == n
+        assert mn["content_sha256"] == m1["content_sha256"], (kind, n)
     print(f"{kind}: -np 2 and -np 3 equal -np 1 ({sum(len(r) for r in e1.values())} examples,"
           f" ids {e1['train'][:3] and [r[0] for r in e1['train'][:3]]}...)")
 c = json.load(open("word1/manifest.json"))["prepare"]["cleaning"]
 assert c["dropped"]["empty"] > 0 and c["dropped"]["too_long"] > 0, c
 PY
+
+# The same dataset, whatever the ranks that prepared it: a run on copy1 resumes on copy3.
+trainer_run resumed 1 --data.dir copy1 --train.max_steps 2 || fail "training on copy1" resumed.log
+trainer_run resumed 1 --data.dir copy3 --train.max_steps 3 --resume latest ||
+  fail "resuming on copy3 (prepared on 3 ranks)" resumed.log
+grep -q "resuming from .*step_00000002 (step 2" resumed.log || fail "no resume from step 2" resumed.log
 echo "parallel prepare: OK"

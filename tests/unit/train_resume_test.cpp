@@ -66,7 +66,7 @@ nlohmann::json saved_state(const std::string& toml = config()) {
   checkpoint::CheckpointState state;  // as the trainer writes state.json
   state.train.step = 4;
   state.run.config_toml = toml;
-  state.run.dataset_manifest_sha256 = kSha;
+  state.run.dataset_id = kSha;
   return state.to_json();
 }
 

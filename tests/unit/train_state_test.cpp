@@ -26,7 +26,7 @@ TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   EXPECT_EQ(j.at("best_valid_loss"), 1.25);
   EXPECT_EQ(j.at("log_window").at("tokens"), 400);
   EXPECT_EQ(j.at("world_size"), 4);
-  EXPECT_EQ(j.at("dataset_manifest_sha256"), "abc123");
+  EXPECT_EQ(j.at("dataset_id"), "abc123");
   const auto back = checkpoint::CheckpointState::from_json(j);
   EXPECT_EQ(back.to_json(), j);
 
@@ -38,6 +38,10 @@ TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   nlohmann::json older = s.to_json();
   older.erase("loss_scale");
   EXPECT_EQ(checkpoint::CheckpointState::from_json(older).train.loss_scale.scale, 0);
+  // A checkpoint from before dataset_id named its dataset by the manifest's sha256.
+  older["dataset_manifest_sha256"] = older.at("dataset_id");
+  older.erase("dataset_id");
+  EXPECT_EQ(checkpoint::CheckpointState::from_json(older).run.dataset_id, "abc123");
 
   checkpoint::CheckpointState fresh;  // no validation yet: null, read back as infinity
   EXPECT_TRUE(fresh.to_json().at("best_valid_loss").is_null());

@@ -23,7 +23,7 @@ nlohmann::json CheckpointState::to_json() const {
           {"loss_scale", {{"scale", t.loss_scale.scale}, {"good_steps", t.loss_scale.good_steps}}},
           {"world_size", run.world_size},
           {"accum_steps", run.accum_steps},
-          {"dataset_manifest_sha256", run.dataset_manifest_sha256},
+          {"dataset_id", run.dataset_id},
           {"random_state",
            "none needed: data order from (run.seed, epoch), dropout from "
            "(run.seed, step, micro-batch)"},
@@ -47,7 +47,7 @@ CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
       t.loss_scale = {j.at("loss_scale").at("scale"), j.at("loss_scale").at("good_steps")};
     s.run.world_size = j.at("world_size");
     s.run.accum_steps = j.at("accum_steps");
-    s.run.dataset_manifest_sha256 = j.at("dataset_manifest_sha256");
+    s.run.dataset_id = j.at(j.contains("dataset_id") ? "dataset_id" : "dataset_manifest_sha256");
     s.run.config_toml = j.at("config");
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("state.json: ") + e.what());

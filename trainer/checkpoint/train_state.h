@@ -9,7 +9,11 @@
 //                             mid-interval logs the same means
 //   loss_scale                fp16's dynamic loss scale (train/loss_scaler.h);
 //                             absent in older checkpoints and scale 0 when not fp16
-//   world_size, accum_steps, dataset_manifest_sha256, config   what the run was
+//   world_size, accum_steps, dataset_id, config   what the run was; dataset_id
+//                             is data::dataset_id (its content; older
+//                             checkpoints: "dataset_manifest_sha256", which
+//                             reads as the id of a dataset prepared before
+//                             content_sha256)
 //
 // No random-generator state: data order derives from (run.seed, epoch),
 // dropout from (run.seed, step, micro-batch).
@@ -45,7 +49,7 @@ struct TrainState {
 // What the checkpoint was trained as (checked when resuming).
 struct RunIdentity {
   int64_t world_size = 1, accum_steps = 1;
-  std::string dataset_manifest_sha256;
+  std::string dataset_id;   // data/dataset_identity.h
   std::string config_toml;  // the resolved config
 };
 

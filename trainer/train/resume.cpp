@@ -50,8 +50,7 @@ std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
 }
 
 void check_resume_compatible(const std::string& checkpoint_dir, const nlohmann::json& saved_state,
-                             const std::string& current_toml,
-                             const std::string& dataset_manifest_sha256) {
+                             const std::string& current_toml, const std::string& dataset_id) {
   const auto refuse = [&checkpoint_dir](const std::string& what) {
     throw std::invalid_argument(
         "cannot resume from " + checkpoint_dir + ": " + what +
@@ -59,10 +58,9 @@ void check_resume_compatible(const std::string& checkpoint_dir, const nlohmann::
         "start this run afresh with --resume none (its checkpoints are then replaced)");
   };
   const checkpoint::RunIdentity saved_run = checkpoint::CheckpointState::from_json(saved_state).run;
-  const std::string& saved_sha = saved_run.dataset_manifest_sha256;
-  if (saved_sha != dataset_manifest_sha256)
-    refuse("it was trained on another dataset (manifest sha256 " + saved_sha + ", data.dir's is " +
-           dataset_manifest_sha256 + ")");
+  if (saved_run.dataset_id != dataset_id)
+    refuse("it was trained on another dataset (content sha256 " + saved_run.dataset_id +
+           ", data.dir's is " + dataset_id + ")");
   const toml::table saved = toml::parse(saved_run.config_toml);
   const toml::table current = toml::parse(current_toml);
   for (const char* section : {"model", "optim", "data", "run"}) {

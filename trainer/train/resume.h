@@ -9,10 +9,11 @@
 // (latest, best and a directory are evaluate's --checkpoint words too.)
 //
 // A checkpoint fits when its model section equals this run's (else an error
-// naming the first differing field) and it was trained on this dataset (same
-// manifest hash). Changed optimizer or data settings are allowed with a
-// warning each; world size and accumulation may change freely (the cursor
-// counts global batches, docs/DESIGN.md).
+// naming the first differing field) and it was trained on this dataset (the
+// same data::dataset_id: its content, whatever the rank count that prepared
+// it). Changed optimizer or data settings are allowed with a warning each;
+// world size and accumulation may change freely (the cursor counts global
+// batches, docs/DESIGN.md).
 #pragma once
 #include <string>
 
@@ -33,7 +34,6 @@ bool resume_from_run(const std::string& resume);
 // saved_state: checkpoint_dir's state.json; current_toml: this run's resolved
 // config. The refusal names the checkpoint and the ways on.
 void check_resume_compatible(const std::string& checkpoint_dir, const nlohmann::json& saved_state,
-                             const std::string& current_toml,
-                             const std::string& dataset_manifest_sha256);
+                             const std::string& current_toml, const std::string& dataset_id);
 
 }  // namespace train

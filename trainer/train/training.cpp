@@ -24,8 +24,8 @@
 #include "data_pipeline/batch_plan.h"
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/dataset.h"
+#include "data_pipeline/dataset_identity.h"
 #include "data_pipeline/loader/prefetcher.h"
-#include "data_pipeline/sha256.h"
 #include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
@@ -188,8 +188,8 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
       batcher_(train_set_.lengths(), batcher_options(cfg)),
       schedule_(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps, cfg.model.d_model),
       checkpoints_(run_dir_.string(), cfg.train.keep_last),
-      identity_{process.world_size, cfg.train.accum_steps,
-                data::sha256_file(fs::path(cfg.data.dir) / data::kManifestFile), resolved_toml_},
+      identity_{process.world_size, cfg.train.accum_steps, data::dataset_id(cfg.data.dir),
+                resolved_toml_},
       guard_(cfg.train.max_nonfinite_steps),
       phases_(watchdog, device_) {
   if (precision_ == runtime::Precision::kFp16 && !device_.is_cuda())
@@ -241,7 +241,7 @@ void Trainer::start_or_resume(const std::string& resume) {
   if (chosen_step >= 0) {
     const auto begin = Clock::now();
     const nlohmann::json saved = checkpoint::read_checkpoint_state(chosen);
-    check_resume_compatible(chosen, saved, resolved_toml_, identity_.dataset_manifest_sha256);
+    check_resume_compatible(chosen, saved, resolved_toml_, identity_.dataset_id);
     const checkpoint::CheckpointState resumed = checkpoint::CheckpointState::from_json(saved);
     checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
     checkpoint::load_optimizer_state(*optimizer_, model_.module(), chosen + "/optimizer.pt");
