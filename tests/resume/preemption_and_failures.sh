@@ -3,7 +3,8 @@
 # uninterrupted run of the same config:
 #   - SIGUSR1 to one rank: all ranks save at the same step, exit 75; resuming
 #     (--resume latest) ends bitwise equal, with the same metrics.jsonl;
-#   - two SIGTERMs to one rank: it exits at once; no checkpoint left corrupt;
+#   - two SIGTERMs to one rank: it exits at once, 143 before the stop's
+#     checkpoint is begun, 75 once it is (finished first); none left corrupt;
 #   - SIGKILL to one rank: the job ends within 60 s, non-zero; the previous
 #     checkpoint verifies and resuming from it ends bitwise equal;
 #   - SIGSTOP to one rank (a hang): the other rank's watchdog ends the job,
@@ -71,7 +72,20 @@ start term2
 rank=$(ranks_of term2 | tail -1)
 kill -TERM "$rank"; sleep 0.01; kill -TERM "$rank" 2>/dev/null || true  # (back to back they would merge)
 finish
-[ "$code" = 143 ] || fail "two SIGTERMs: exit code $code, expected 143 (128 + SIGTERM)" term2.log
+# The code says whether the stop's checkpoint was saved, whichever side of
+# its start the second signal fell on (train/preemption.h): 143 (128 +
+# SIGTERM) before it began, none saved for the stop; 75 once begun (held
+# until written), the checkpoint saved and latest.
+case $code in
+  143) ! grep -q "preempted: checkpoint of step" term2.log ||
+         fail "two SIGTERMs: exit 143 although the stop's checkpoint was saved" term2.log ;;
+  75) step=$(sed -nE 's/.*preempted: checkpoint of step ([0-9]+) saved.*/\1/p' term2.log | head -1)
+      [ -n "$step" ] || fail "two SIGTERMs: exit 75 without the stop's checkpoint" term2.log
+      [ "$(readlink runs/term2/checkpoints/latest)" = "step_$(printf %08d "$step")" ] ||
+        fail "two SIGTERMs: latest is not the stop's checkpoint of step $step" term2.log ;;
+  *) fail "two SIGTERMs: exit code $code, expected 143 or 75" term2.log ;;
+esac
+echo "two SIGTERMs: exit $code"
 every_checkpoint_verifies term2
 trainer_run term2 2 "${opts[@]}" --resume latest || fail "resume after two SIGTERMs" term2.log
 same_as_reference term2

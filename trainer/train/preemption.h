@@ -2,9 +2,16 @@
 // stop. The handler only sets a flag; the training loop folds it into the
 // step's allreduce, so every rank learns of a signal that reached any one of
 // them at the same step boundary, saves once and exits with kExitPreempted.
-// A second signal exits at once (128 + signal number): a checkpoint being
-// written is left as a temporary directory that is never taken for one; once
-// the outcome is settled, with that outcome's code.
+//
+// A second signal, by when it arrives; the exit code says whether the
+// stop's checkpoint was saved (75) or not (128 + signal):
+//   before the checkpoint is begun    exits at once, 128 + signal (the
+//                                     previous checkpoint is the latest)
+//   while a checkpoint is written     is held: the checkpoint is finished
+//                                     first (a third signal exits at once,
+//                                     for a write that hangs)
+//   once the outcome is settled       exits at once with that outcome's
+//                                     code (75 after the stop's checkpoint)
 // main() holds one for the process's life, so a signal arriving after the
 // last step (or before the loop) never kills the trainer with 128 + signal.
 #pragma once
@@ -23,6 +30,12 @@ class PreemptionSignals {
   // has exited non-zero (75), and srun --kill-on-bad-exit does the same: those
   // ranks, signalled before, then exit 75 too.
   void settle(int exit_code);
+
+  // Around writing a checkpoint: a second signal meanwhile is held. `settles`
+  // is the outcome once it is written (kExitPreempted for the stop's own
+  // checkpoint), or -1 when the job goes on. Returns the held signal, 0 if none.
+  void begin_save();
+  int end_save(int settles);
 
   PreemptionSignals(const PreemptionSignals&) = delete;
   PreemptionSignals& operator=(const PreemptionSignals&) = delete;

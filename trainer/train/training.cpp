@@ -113,7 +113,7 @@ std::string with_precision(std::string toml, runtime::Precision precision) {
 class Trainer {
  public:
   Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
-          const launch::ProcessInfo& process, Watchdog& watchdog, const PreemptionSignals& signals);
+          const launch::ProcessInfo& process, Watchdog& watchdog, PreemptionSignals& signals);
   int run(const std::string& resume);
 
  private:
@@ -122,7 +122,10 @@ class Trainer {
   // the fp16 loss scale's message, the log interval's sums, the flags.
   void account(const StepRecord& record);
   bool validate();  // false: early stop (patience exhausted)
-  void save();
+  // A checkpoint of this step (once), marked best if `best`; a second signal
+  // meanwhile is held until it is written (preemption.h).
+  void save(bool best = false);
+  void write_checkpoint(bool best);
   void refuse_diverged_parameters();  // throws before a checkpoint of diverged weights
   bool shard_update() const;
 
@@ -138,7 +141,7 @@ class Trainer {
   const fs::path run_dir_;
   Watchdog& watchdog_;
   const Watchdog::Watching watching_;  // comm_: a peer's failure ends the job
-  const PreemptionSignals& signals_;
+  PreemptionSignals& signals_;
 
   const data::Dataset train_set_;
   const data::Batcher batcher_;
@@ -169,8 +172,7 @@ class Trainer {
 };
 
 Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
-                 const launch::ProcessInfo& process, Watchdog& watchdog,
-                 const PreemptionSignals& signals)
+                 const launch::ProcessInfo& process, Watchdog& watchdog, PreemptionSignals& signals)
     : cfg_(cfg),
       process_(process),
       device_choice_(runtime::agree_on_device(process, cfg.train.device, cfg.dist.backend,
@@ -309,17 +311,30 @@ bool Trainer::validate() {
                            {"tokens", r.tokens},
                            {"best_loss", state_.best_valid_loss}});
   }
-  if (improved) {
-    save();
-    if (ranks_.is_main()) checkpoints_.mark_best(checkpoints_.resolve("latest"));
-  }
+  if (improved) save(/*best=*/true);
   return cfg_.train.patience == 0 || state_.checks_without_improvement < cfg_.train.patience;
+}
+
+void Trainer::save(bool best) {
+  if (last_saved_step_ == state_.step) return;
+  signals_.begin_save();
+  try {
+    write_checkpoint(best);
+  } catch (...) {
+    signals_.end_save(-1);
+    throw;
+  }
+  // The stop's own checkpoint settles the outcome: a signal from here on exits 75.
+  const int held = signals_.end_save(preempt_ ? kExitPreempted : -1);
+  if (held != 0)
+    logging::warn(
+        "signal {} arrived while the checkpoint of step {} was written: held until it was", held,
+        state_.step);
 }
 
 // Rank 0 writes; the others wait at the barrier, so that no rank runs ahead
 // into the next step's collectives (or exits) while the checkpoint is written.
-void Trainer::save() {
-  if (last_saved_step_ == state_.step) return;
+void Trainer::write_checkpoint(bool best) {
   watchdog_.beat(state_.step, "checkpoint");
   refuse_diverged_parameters();
   update_->gather_state();
@@ -331,6 +346,7 @@ void Trainer::save() {
         checkpoints_.save(state_.step, model_.module(), *optimizer_,
                           checkpoint::CheckpointState{state_, identity_}.to_json());
     logging::info("checkpoint {} ({:.1f} s)", dir, seconds_since(begin));
+    if (best) checkpoints_.mark_best(dir);
   }
   update_->release_state();
   comm_->barrier();
@@ -487,7 +503,7 @@ int Trainer::run(const std::string& resume) {
 
 int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
                  const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
-                 const PreemptionSignals& signals) {
+                 PreemptionSignals& signals) {
   watchdog.beat(0, "start-up");
   Trainer trainer(cfg, resolved_toml, process, watchdog, signals);
   return trainer.run(resume);

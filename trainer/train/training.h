@@ -16,6 +16,6 @@ namespace train {
 // loop tells `watchdog` which step and phase it is in.
 int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
                  const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
-                 const PreemptionSignals& signals);
+                 PreemptionSignals& signals);
 
 }  // namespace train
