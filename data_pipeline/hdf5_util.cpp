@@ -89,8 +89,14 @@ std::string failure_reason() {
   return messages.empty() ? "" : messages.front();
 }
 
-Handle checksummed_metadata_access() {
+Handle unlocked_access() {
   Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  check(H5Pset_file_locking(access.get(), false, true), "turn HDF5's file locking off");
+  return access;
+}
+
+Handle checksummed_metadata_access() {
+  Handle access = unlocked_access();
   check(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V110, H5F_LIBVER_V110),
         "select the HDF5 1.10 file format");
   return access;

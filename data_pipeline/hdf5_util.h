@@ -45,8 +45,17 @@ void check(herr_t status, const std::string& what);
 // "" when the stack is empty.
 std::string failure_reason();
 
-// File access for new files: the 1.10 format, whose metadata (superblock,
-// object headers, chunk indexes) carries checksums that every open verifies.
+// File access without HDF5's own file lock. Since 1.10.7 HDF5 takes a
+// flock() on every file it opens (for SWMR), and the open fails where the
+// file system has no locks (Lustre without -o flock: ENOSYS; NFS without
+// lockd: ENOLCK), as HDF5_USE_FILE_LOCKING=FALSE would otherwise be needed
+// for. Shards need none: written in a private temporary directory and
+// renamed into place, they are never changed once readable.
+Handle unlocked_access();
+
+// unlocked_access for new files, in the 1.10 format, whose metadata
+// (superblock, object headers, chunk indexes) carries checksums that every
+// open verifies.
 Handle checksummed_metadata_access();
 
 // While alive, HDF5 does not print its error stack to stderr: our exceptions

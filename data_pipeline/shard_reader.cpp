@@ -22,7 +22,7 @@ auto naming(const std::filesystem::path& file, Body&& body) {
 h5::Handle open_file(const std::filesystem::path& file) {
   return naming(file, [&] {
     if (!std::filesystem::is_regular_file(file)) throw std::runtime_error("no such file");
-    return h5::Handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
+    return h5::Handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, h5::unlocked_access().get()), H5Fclose,
                       "open it as an HDF5 file");
   });
 }

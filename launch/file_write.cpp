@@ -3,10 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+
+#include "launch/logging.h"
 
 namespace launch {
 
@@ -29,13 +32,32 @@ void write_file(const std::filesystem::path& path, std::string_view bytes) {
     if (n < 0 && errno != EINTR) error = errno;
     if (n > 0) done += static_cast<size_t>(n);
   }
-  if (error == 0 && fsync(fd) != 0) error = errno;
+  try {
+    if (error == 0) sync_to_disk(fd, path);
+  } catch (...) {
+    close(fd);
+    unlink(tmp.c_str());
+    throw;
+  }
   if (close(fd) != 0 && error == 0) error = errno;
   if (error == 0 && rename(tmp.c_str(), path.c_str()) != 0) error = errno;
   if (error != 0) {
     unlink(tmp.c_str());
     fail(path, error);
   }
+}
+
+void sync_to_disk(int fd, const std::filesystem::path& path) {
+  if (fsync(fd) == 0) return;
+  const int error = errno;
+  if (error != EINVAL && error != ENOTSUP && error != ENOSYS)
+    throw std::runtime_error("cannot write " + path.string() + ": fsync: " + std::strerror(error));
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true))
+    logging::warn(
+        "the file system of {} offers no fsync ({}): files are written, but a crash of "
+        "the node may lose the last of them",
+        path.string(), std::strerror(error));
 }
 
 void check_written(std::ostream& out, const std::filesystem::path& path) {

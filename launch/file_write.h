@@ -15,6 +15,15 @@ namespace launch {
 // std::runtime_error("cannot write <path>: <reason>"); the temporary is removed.
 void write_file(const std::filesystem::path& path, std::string_view bytes);
 
+// Flushes what was written through `fd` (a file or directory at `path`) to
+// disk. Where the file system offers no fsync (EINVAL, ENOTSUP, ENOSYS: some
+// FUSE, SMB and object-store mounts, and directories on several network file
+// systems) it warns once per process and goes on: the data is written, only
+// its durability across a crash of the node is not promised. Any other
+// failure (EIO, ENOSPC, EDQUOT: the data may be lost) throws
+// std::runtime_error("cannot write <path>: fsync: <reason>").
+void sync_to_disk(int fd, const std::filesystem::path& path);
+
 // After writing to `out`, a stream appending to `path` (a log): throws
 // std::runtime_error("cannot write <path>: <reason>") if the stream failed.
 void check_written(std::ostream& out, const std::filesystem::path& path);

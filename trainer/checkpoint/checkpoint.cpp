@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -31,12 +33,17 @@ std::string step_name(int64_t step) {
   return name.str();
 }
 
-// Flushes a file's or directory's contents to disk.
+// Flushes a file's or directory's contents to disk (launch::sync_to_disk).
 void fsync_path(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    if (fd >= 0) ::close(fd);
-    throw std::runtime_error("cannot fsync " + path.string());
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    throw std::runtime_error("cannot open " + path.string() +
+                             " to fsync it: " + std::strerror(errno));
+  try {
+    launch::sync_to_disk(fd, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
   }
   ::close(fd);
 }
