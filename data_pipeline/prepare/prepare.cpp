@@ -373,10 +373,23 @@ void check_output(const fs::path& out, bool force) {
   }
 }
 
-// Renames the finished `temp` to `out`, moving an existing `out` aside first.
-void publish(const fs::path& temp, const fs::path& out, const std::string& suffix) {
-  if (!fs::exists(out)) {
-    fs::rename(temp, out);
+// Renames the finished `temp` to `out`. Without --force, only onto nothing
+// or an empty directory: rename(2) refuses a non-empty target atomically
+// (ENOTEMPTY or EEXIST, on every POSIX file system, NFS and Lustre included),
+// so of two prepare_data started on one --out (a Slurm array, a job
+// submitted twice) the first to finish publishes and the other fails,
+// instead of replacing a dataset a trainer may already read. With --force,
+// an existing `out` is moved aside first, then removed.
+void publish(const fs::path& temp, const fs::path& out, bool force, const std::string& suffix) {
+  if (!force || !fs::exists(out)) {
+    std::error_code error;
+    fs::rename(temp, out, error);
+    if (error == std::errc::directory_not_empty || error == std::errc::file_exists)
+      throw std::runtime_error("output directory " + out.string() +
+                               " was filled by another prepare_data while this one ran: it is "
+                               "left as that one wrote it, and this one's dataset is discarded "
+                               "(pass --force to replace it)");
+    if (error) throw fs::filesystem_error("cannot publish the dataset", temp, out, error);
     return;
   }
   const fs::path old = out.string() + ".old-" + suffix;
@@ -405,7 +418,7 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   try {
     Manifest manifest = build(options, temp, ranks);
     launch::together(ranks, [&] {
-      if (ranks.is_main()) publish(temp, out, std::to_string(::getpid()));
+      if (ranks.is_main()) publish(temp, out, options.force, std::to_string(::getpid()));
     });
     return ranks.is_main() ? manifest : read_manifest(out);
   } catch (...) {
