@@ -3,7 +3,9 @@
 # while it runs (some before training ends), one table row each, and exits
 # once the run is finished; started again, it skips what is already scored.
 # A second watcher of the same run and split meanwhile is refused, naming the
-# first; checkpoints pruned under a watcher's feet are skipped and said so.
+# first; checkpoints pruned under a watcher's feet are skipped and said so. A
+# watcher started before its run waits for it. Averaging the last checkpoints
+# of a run that prunes them scores, or says one was pruned while read.
 # Usage: watch_mode.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -11,15 +13,21 @@ source "$src/tests/script_lib.bash"
 enter_scratch eval-watch
 
 prepare_tiny data
-trainer_run watched 1 --train.max_steps 120 --train.save_every 20 --train.keep_last 10 &
-trainer=$!
 wait_for() {  # <file> <what, if it never appears> [log]: up to 60 s
   for _ in $(seq 300); do [ -s "$1" ] && return; sleep 0.2; done
   fail "$2" "${3:-}"
 }
-wait_for runs/watched/config.toml "the trainer did not start" watched.log
+# The watcher starts first (a Slurm job that got its node sooner): it waits
+# for the run to begin.
 timeout 300 "$build/bin/evaluate" --run runs/watched --split valid --watch --poll-s 0.5 --threads 1 \
-  > watch.log 2>&1 || fail "evaluate --watch failed" watch.log
+  > watch.log 2>&1 &
+watcher=$!
+for _ in $(seq 300); do grep -q "waiting for" watch.log && break; sleep 0.2; done
+grep -q "waiting for .*runs/watched/config.toml to appear: its training run has not started" \
+  watch.log || fail "the watcher of a run not yet started does not wait for it" watch.log
+trainer_run watched 1 --train.max_steps 120 --train.save_every 20 --train.keep_last 10 &
+trainer=$!
+wait $watcher || fail "evaluate --watch failed" watch.log
 wait $trainer || fail "training failed" watched.log
 [ -f runs/watched/finished.json ] || fail "the run is not marked finished" watched.log
 
@@ -72,4 +80,26 @@ wait $trainer || fail "training failed" pruned.log
 tail -1 runs/pruned/eval/watch-valid.tsv | grep -q "^150	" ||
   fail "the last checkpoint is not scored" runs/pruned/eval/watch-valid.tsv
 echo "under pruning: $(grep -c 'was removed before it was scored' pruned-watch.log) checkpoints skipped"
+
+# Averaging the last two of a run that prunes to two, a checkpoint a step:
+# each try scores, or fails saying a checkpoint was pruned while it was read
+# (never a misleading error about the dataset).
+# (At most a few minutes of training, should a check fail before the kill.)
+trainer_run averaged 1 --train.max_steps 5000 --train.save_every 1 --train.keep_last 2 &
+trainer=$!
+for _ in $(seq 300); do
+  [ "$(ls -d runs/averaged/checkpoints/step_* 2> /dev/null | wc -l)" -ge 2 ] && break; sleep 0.2
+done
+outcomes=()
+for try in $(seq 8); do
+  status=0
+  "$build/bin/evaluate" --run runs/averaged --split valid --average-last 2 --threads 1 \
+    > "average$try.log" 2>&1 || status=$?
+  [ "$status" = 0 ] || grep -q "was removed while it was read: its training run keeps only" \
+    "average$try.log" || fail "averaging under pruning: exit $status" "average$try.log"
+  outcomes+=("$status")
+done
+kill -TERM $(pids_matching "^$build/bin/trainer .*--run.name averaged( |$)") 2> /dev/null || true
+wait "$trainer" 2> /dev/null || true  # preempted: exit 75
+echo "averaging under pruning: exit codes ${outcomes[*]}"
 echo "watch mode: OK"

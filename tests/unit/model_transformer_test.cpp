@@ -1,5 +1,6 @@
 // The whole encoder-decoder: causality, padding, shared and tied weights,
-// initialisation, config validation, parameter count, saved state.
+// initialisation, config validation, parameter count (and its estimate from
+// the config), saved state.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -275,6 +276,26 @@ TEST(EncoderDecoder, PaperBaseParameterCount) {
                            + V;            // generator bias
   EXPECT_EQ(count, expected);
   EXPECT_NEAR(count / 1e6, 63.1, 0.1);
+}
+
+// construction_floats: from the config alone, a lower bound of what building
+// the model allocates (its parameters, counted by LibTorch, and the
+// positional table), within 1% for paper-base with and without shared tables.
+TEST(EncoderDecoder, ConstructionFloatsBoundTheParametersFromBelow) {
+  for (const bool shared : {true, false}) {
+    model::ModelConfig c;  // paper-base
+    c.src_vocab = c.tgt_vocab = 37000;
+    c.share_embeddings = c.tie_output = shared;
+    model::EncoderDecoder m(c);
+    double allocated = static_cast<double>(c.max_positions * c.d_model);
+    for (const auto& p : m->parameters()) allocated += static_cast<double>(p.numel());
+    const double estimate = model::construction_floats(c);
+    EXPECT_LE(estimate, allocated) << "shared " << shared;
+    EXPECT_GE(estimate, 0.99 * allocated) << "shared " << shared;
+  }
+  model::ModelConfig absurd;
+  absurd.d_model = absurd.d_ff = int64_t{1} << 20;
+  EXPECT_GT(model::construction_floats(absurd), 1e13);  // no overflow
 }
 
 }  // namespace

@@ -32,10 +32,18 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir, const st
   }
   for (const auto& dir : chosen) {
     std::string why;
-    if (!checkpoint::verify_checkpoint(dir, &why))
-      throw std::runtime_error("checkpoint fails verification: " + why);
+    if (checkpoint::verify_checkpoint(dir, &why)) continue;
+    if (!fs::exists(dir)) throw std::runtime_error(removed_while_read(dir));
+    throw std::runtime_error("checkpoint fails verification: " + why);
   }
   return chosen;
+}
+
+std::string removed_while_read(const std::string& checkpoint_dir) {
+  return "checkpoint " + checkpoint_dir +
+         " was removed while it was read: its training run keeps only its last "
+         "train.keep_last checkpoints (and the best). Evaluate one it keeps, or a copy; "
+         "--watch scores each as it is saved";
 }
 
 void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints) {

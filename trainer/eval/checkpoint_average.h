@@ -21,6 +21,10 @@ namespace eval {
 std::vector<std::string> select_checkpoints(const std::string& run_dir, const std::string& which,
                                             int64_t average_last);
 
+// The error for a checkpoint that a run still in training pruned while it
+// was read (rename-then-delete, checkpoint.h: gone, never half there).
+std::string removed_while_read(const std::string& checkpoint_dir);
+
 // Loads the model weights of `checkpoints` into `model`: the one as is, or
 // their mean (accumulated in float64). Names and shapes are checked for
 // every file (checkpoint/state_dict.h).

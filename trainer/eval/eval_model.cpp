@@ -44,6 +44,8 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   try {
     load_averaged(m.model.module(), checkpoints);
   } catch (const std::exception& e) {
+    for (const auto& dir : checkpoints)
+      if (!fs::exists(dir)) throw std::runtime_error(removed_while_read(dir));
     throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
                              m.data_dir + "?)");
   }

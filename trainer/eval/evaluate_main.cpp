@@ -12,9 +12,12 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <thread>
 
 #include "data_pipeline/dataset.h"
 #include "launch/logging.h"
@@ -80,14 +83,40 @@ bool interactive(int fd) {
   return fstat(fd, &s) != 0 || !S_ISREG(s.st_mode);
 }
 
-// The trainer writes config.toml first: without it, `dir` is no run.
-void require_run_dir(const std::string& dir) {
-  if (!fs::exists(fs::path(dir) / "config.toml"))
-    throw std::runtime_error(dir + ": no config.toml: not a run directory");
+// The trainer writes config.toml first: without it, `dir` is no run. A
+// watcher may start first (a Slurm job submitted beside the training job
+// that starts sooner): it waits for the run to begin.
+void require_run_dir(const std::string& dir, bool watch, double poll_s) {
+  const fs::path config = fs::path(dir) / "config.toml";
+  if (!watch) {
+    if (!fs::is_directory(dir)) throw std::runtime_error("--run " + dir + ": no such directory");
+    if (!fs::exists(config))
+      throw std::runtime_error(dir + ": no config.toml: not a run directory");
+    return;
+  }
+  if (fs::exists(config)) return;
+  logging::info("waiting for {} to appear: its training run has not started (polling every {} s)",
+                config.string(), poll_s);
+  while (!fs::exists(config)) std::this_thread::sleep_for(std::chrono::duration<double>(poll_s));
+}
+
+// rank 0 chooses the checkpoints for every rank: a run still in training may
+// prune between two ranks' looks, and all must score the same weights.
+std::vector<std::string> agreed_checkpoints(const Cli& cli, const launch::Ranks& ranks) {
+  std::string chosen;
+  launch::together(ranks, [&] {
+    if (!ranks.is_main()) return;
+    for (const auto& dir : eval::select_checkpoints(cli.run_dir, cli.checkpoint, cli.average_last))
+      chosen += dir + "\n";
+  });
+  std::vector<std::string> checkpoints;
+  std::istringstream lines(ranks.broadcast(chosen));
+  for (std::string line; std::getline(lines, line);) checkpoints.push_back(line);
+  return checkpoints;
 }
 
 int run(const Cli& cli, const launch::ProcessInfo& info) {
-  require_run_dir(cli.run_dir);
+  require_run_dir(cli.run_dir, cli.watch, cli.poll_s);
   const launch::Ranks ranks;
   if (cli.translate.empty())  // a missing split is named before any checkpoint is looked for
     data::Dataset(eval::dataset_dir(cli.run_dir, cli.data_dir), cli.eval.split);
@@ -100,7 +129,7 @@ int run(const Cli& cli, const launch::ProcessInfo& info) {
     eval::watch_run(watch, cli.eval, ranks);
     return 0;
   }
-  const auto checkpoints = eval::select_checkpoints(cli.run_dir, cli.checkpoint, cli.average_last);
+  const auto checkpoints = agreed_checkpoints(cli, ranks);
   eval::EvalModel m =
       eval::load_eval_model(cli.run_dir, cli.data_dir, checkpoints, eval_device(cli, info, ranks));
   if (!cli.save_weights.empty() && info.rank == 0) {
@@ -147,9 +176,7 @@ int main(int argc, char** argv) {
       "Evaluate a training run: loss/perplexity, greedy or beam decoding, BLEU, chrF, "
       "exact match; watch a run; translate text"};
   Cli cli;
-  app.add_option("--run", cli.run_dir, "run directory (runs/<name>)")
-      ->required()
-      ->check(CLI::ExistingDirectory);
+  app.add_option("--run", cli.run_dir, "run directory (runs/<name>)")->required();
   app.add_option("--split", cli.eval.split, "dataset split to score")->capture_default_str();
   app.add_option("--checkpoint", cli.checkpoint,
                  "latest, best or a checkpoint directory (the words of the trainer's --resume)")

@@ -39,4 +39,15 @@ void validate(const ModelConfig& c) {
               std::to_string(c.src_vocab) + " and tgt_vocab = " + std::to_string(c.tgt_vocab));
 }
 
+double construction_floats(const ModelConfig& c) {
+  const double d = static_cast<double>(c.d_model);
+  const double attention = 4 * d * d, feed_forward = 2 * d * static_cast<double>(c.d_ff);
+  double floats = static_cast<double>(c.max_positions) * d + static_cast<double>(c.src_vocab) * d +
+                  static_cast<double>(c.encoder_layers) * (attention + feed_forward);
+  if (c.tgt_vocab == 0) return floats;  // the encoder classifier
+  const double tgt = static_cast<double>(c.tgt_vocab) * d;
+  return floats + (c.share_embeddings ? 0 : tgt) + (c.tie_output ? 0 : tgt) +
+         static_cast<double>(c.decoder_layers) * (2 * attention + feed_forward);
+}
+
 }  // namespace model

@@ -40,4 +40,12 @@ struct ModelConfig {
 // Throws std::invalid_argument naming the first offending field.
 void validate(const ModelConfig& config);
 
+// The floats building the model allocates, counted from the config alone (no
+// allocation): its matrices (embeddings; attention's four projections and
+// the feed-forward pair per layer; the generator) and the positional table
+// (max_positions x d_model). Biases, norms and a classifier's head are left
+// out: a lower bound, within a few percent for real configs. In double: an
+// absurd config (d_model 1e6) must not overflow.
+double construction_floats(const ModelConfig& config);
+
 }  // namespace model

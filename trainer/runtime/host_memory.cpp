@@ -2,7 +2,10 @@
 
 #include <malloc.h>
 
+#include <cstdio>
+#include <fstream>
 #include <stdexcept>
+#include <string>
 
 namespace runtime {
 
@@ -13,6 +16,24 @@ void keep_freed_host_memory() {
   // step frees more than it at the top, and the next step faults it all in).
   if (mallopt(M_MMAP_MAX, 0) != 1 || mallopt(M_TRIM_THRESHOLD, -1) != 1)
     throw std::runtime_error("keep_freed_host_memory: malloc refused mallopt()");
+}
+
+void require_host_memory(double bytes, const std::string& what) {
+  std::ifstream meminfo("/proc/meminfo");
+  double available_kib = -1;
+  for (std::string key; meminfo >> key;) {
+    if (key == "MemAvailable:") {
+      meminfo >> available_kib;
+      break;
+    }
+    meminfo.ignore(1 << 10, '\n');
+  }
+  if (available_kib < 0 || bytes <= available_kib * 1024) return;
+  char message[160];
+  std::snprintf(message, sizeof(message),
+                " needs at least %.3g GiB, and this host has %.3g GiB available", bytes / (1 << 30),
+                available_kib / (1 << 20));
+  throw std::runtime_error(what + message);
 }
 
 }  // namespace runtime

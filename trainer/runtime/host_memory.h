@@ -13,10 +13,17 @@
 // resident set grows by ~10% for paper-base). PyTorch's CPU performance
 // guides get the same from jemalloc or tcmalloc loaded with LD_PRELOAD.
 #pragma once
+#include <string>
 
 namespace runtime {
 
 // Before the first large allocation. Throws std::runtime_error if malloc refuses.
 void keep_freed_host_memory();
+
+// Throws std::runtime_error naming `what` when `bytes` exceed the host's
+// MemAvailable (/proc/meminfo): Linux overcommits, so an allocation far
+// beyond it is granted and the process killed (exit 137, no message) once
+// it is touched. Does nothing where MemAvailable cannot be read.
+void require_host_memory(double bytes, const std::string& what);
 
 }  // namespace runtime
