@@ -4,7 +4,9 @@
 # exit status, the first line of the message). For reading two builds side
 # by side (before and after a change to the messages or exit codes):
 #   scripts/fault_table.sh build > new.md ; scripts/fault_table.sh /tmp/old/build > old.md
-# Needs root for the full-disk and read-only cases (small tmpfs mounts). Works in a scratch directory.
+# Needs root for the full-disk and read-only cases (small tmpfs mounts), and
+# a C compiler for the file system that refuses locks and fsync
+# (tests/resume/refusing_file_system.c). Works in a scratch directory.
 set -uo pipefail
 build=$(realpath "${1:-build}")
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,6 +47,34 @@ row() {  # <what> <command...>: runs it, prints the row
   shown=${shown//" --train.threads 1"/}
   shown=${shown//" --threads 1"/}
   printf '| %s | `%s` | %s | %s |\n' "$what" "${shown:0:110}" "$status" "$(first_line out.log)"
+}
+
+# <what> <n> <command...>: n copies at once (a Slurm array, a job submitted
+# twice); the exit column lists their codes, the message is the first failure's.
+at_once() {
+  local what=$1 n=$2; shift 2
+  local pids=() codes=() i
+  rm -f out.log
+  for i in $(seq "$n"); do "$@" > "at_once$i.log" 2>&1 < /dev/null & pids+=($!); done
+  for i in $(seq "$n"); do
+    wait "${pids[i - 1]}"; codes+=($?)
+    [ "${codes[i - 1]}" = 0 ] || [ -s out.log ] || cp "at_once$i.log" out.log
+  done
+  [ -s out.log ] || cp at_once1.log out.log
+  local shown="${*//$build\/bin\//}"
+  shown=${shown//"${tiny[*]}"/<tiny model>}
+  printf '| %s | `%s` (%s at once) | %s | %s |\n' "$what" "${shown:0:90}" "$n" "${codes[*]}" \
+    "$(first_line out.log)"
+  rm -f out.log
+}
+# <what> <n> <command...>: up to n tries in a row; the first failure's row, or the last's.
+tries() {
+  local what=$1 n=$2 i; shift 2
+  for i in $(seq "$n"); do
+    row "$what" "$@" > row.md
+    grep -q '| 0 |' row.md || break
+  done
+  cat row.md
 }
 
 "${prepare[@]}" --task reverse --out data --seed 3 --train-size 300 --valid-size 20 --test-size 20 \
@@ -151,3 +181,81 @@ row "prepare: output exists" "${prepare[@]}" --task copy --out data
 row "prepare: a 5 MB line of one word" "${prepare[@]}" --task text --vocab char --out d8 \
   --train-src long.de --train-tgt long.en
 row "prepare: output on a full disk" "${prepare[@]}" --task copy --out full/data --train-size 5000
+
+# ---- concurrent readers and writers of one run or directory ----
+"${trainer[@]}" "${tiny[@]}" --run.name pruning --train.max_steps 5000 --train.save_every 1 \
+  --train.keep_last 2 > pruning.log 2>&1 &
+pruning=$!
+for _ in $(seq 100); do [ -e runs/pruning/checkpoints/latest ] && break; sleep 0.1; done
+tries "evaluate: average the last 2 while training prunes to 2" 8 "${evaluate[@]}" \
+  --run runs/pruning --split valid --average-last 2
+tries "evaluate: latest while training prunes" 8 "${evaluate[@]}" --run runs/pruning --split valid
+kill -TERM $pruning; wait $pruning 2>/dev/null
+ln -s runs runs-link
+"${trainer[@]}" "${tiny[@]}" --run.name linked --train.max_steps 100000 > linked.log 2>&1 &
+linked=$!
+for _ in $(seq 100); do [ -s runs/linked/config.toml ] && break; sleep 0.1; done
+row "a second trainer on a run, through a linked run.out_dir" "${trainer[@]}" "${tiny[@]}" \
+  --run.name linked --run.out_dir runs-link
+kill -KILL $linked; wait $linked 2>/dev/null
+at_once "a Slurm array training one run.name" 3 "${trainer[@]}" "${tiny[@]}" --run.name array \
+  --train.max_steps 30
+at_once "a Slurm array preparing one --out" 3 "${prepare[@]}" --task copy --out same \
+  --train-size 100000
+at_once "a Slurm array evaluating into one --out" 3 "${evaluate[@]}" --run runs/ok --data data \
+  --split test --out same-eval
+row "evaluate --watch of a run not yet started (5 s)" timeout 5 "${evaluate[@]}" --run runs/later \
+  --split valid --watch
+"${prepare[@]}" --task copy --out copy3 --seed 3 --train-size 300 --valid-size 20 > /dev/null 2>&1
+"${mpirun[@]}" -np 3 "${prepare[@]}" --task copy --out copy3r --seed 3 --train-size 300 \
+  --valid-size 20 > /dev/null 2>&1
+"${trainer[@]}" "${tiny[@]}" --data.dir copy3 --run.name ranks3 --train.max_steps 4 > /dev/null 2>&1
+row "resume on the same dataset prepared on 3 ranks" "${trainer[@]}" "${tiny[@]}" \
+  --data.dir copy3r --run.name ranks3 --train.max_steps 6
+
+# ---- clocks and time limits ----
+row "watchdog of 1 ms" "${trainer[@]}" "${tiny[@]}" --run.name x --train.watchdog_s 0.001
+row "start-up timeout of 1e300 s" env TRAINER_STARTUP_TIMEOUT_S=1e300 "${trainer[@]}" "${tiny[@]}" \
+  --run.name clock1 --train.max_steps 3
+row "a checkpoint every 1e-9 minutes" "${trainer[@]}" "${tiny[@]}" --run.name clock2 \
+  --train.max_steps 5 --train.save_every 0 --train.save_every_minutes 1e-9
+cp -r runs/ok runs/skewed
+touch -d 2099-01-01 runs/skewed/checkpoints/step_00000010/*
+touch -d 1971-01-01 runs/skewed/checkpoints/step_00000020/*
+row "resume: checkpoints' mtimes from a skewed clock" "${trainer[@]}" "${tiny[@]}" --run.name skewed \
+  --train.max_steps 25
+
+# ---- huge vocabularies and sequence lengths ----
+python3 -c '
+import random
+random.seed(0)
+with open("wide.src", "w") as s, open("wide.tgt", "w") as t:
+    for _ in range(20000):
+        s.write(" ".join("w%d" % random.randrange(10**7) for _ in range(15)) + "\n")
+        t.write(" ".join("v%d" % random.randrange(10**7) for _ in range(15)) + "\n")'
+row "prepare: a 300 k-word vocabulary" "${prepare[@]}" --task text --vocab word --out wide \
+  --train-src wide.src --train-tgt wide.tgt
+row "train on a 300 k-word vocabulary" "${trainer[@]}" "${tiny[@]}" --data.dir wide --run.name wide \
+  --train.max_steps 2
+row "prepare: SentencePiece vocabulary beyond the corpus (60 s)" timeout 60 "${prepare[@]}" \
+  --task text --vocab spm --spm-vocab-size 1000000 --out spm-wide --train-src wide.src \
+  --train-tgt wide.tgt
+row "a model of d_model 2^20" "${trainer[@]}" "${tiny[@]}" --run.name x --model.d_model 1048576 \
+  --model.heads 1 --model.d_ff 1048576
+row "positions for 1e12 tokens" "${trainer[@]}" "${tiny[@]}" --run.name x \
+  --model.max_positions 1000000000000
+row "a batch smaller than one example" "${trainer[@]}" "${tiny[@]}" --run.name x --data.batch_tokens 3
+
+# ---- a file system that refuses POSIX locks or fsync (an LD_PRELOAD'ed library) ----
+cc -shared -fPIC -O1 -o refuse.so "$src/tests/resume/refusing_file_system.c" -ldl
+refusing=(env LD_PRELOAD="$work/refuse.so")
+row "dataset and run without POSIX locks" "${refusing[@]}" NOLOCK=1 "${trainer[@]}" "${tiny[@]}" \
+  --run.name nolock --train.max_steps 3
+row "evaluate --watch without POSIX locks" "${refusing[@]}" NOLOCK=1 "${evaluate[@]}" --run runs/ok \
+  --data data --split valid --watch
+row "prepare: fsync not offered (EINVAL)" "${refusing[@]}" FSYNC_ERRNO=22 "${prepare[@]}" \
+  --task copy --out nosync --train-size 100
+row "train: fsync not offered (EINVAL)" "${refusing[@]}" FSYNC_ERRNO=22 "${trainer[@]}" "${tiny[@]}" \
+  --run.name nosync --train.max_steps 6 --train.save_every 3
+row "train: fsync fails (EIO)" "${refusing[@]}" FSYNC_ERRNO=5 "${trainer[@]}" "${tiny[@]}" \
+  --run.name eio --train.max_steps 6
