@@ -1,7 +1,6 @@
 #include "data_pipeline/dataset_identity.h"
 
 #include <cstdint>
-#include <vector>
 
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/shard_reader.h"
@@ -21,9 +20,10 @@ class ContentHash {
     integer(static_cast<int64_t>(value.size()));
     sha_.update(value.data(), value.size());
   }
-  void tokens(const std::vector<int32_t>& sequence) {
-    integer(static_cast<int64_t>(sequence.size()));
-    sha_.update(sequence.data(), sequence.size() * sizeof(int32_t));
+  void tokens(const RaggedTokens& side, int64_t i) {  // example i's sequence
+    integer(side.length(i));
+    sha_.update(side.tokens.data() + side.offsets[i],
+                static_cast<size_t>(side.length(i)) * sizeof(int32_t));
   }
   std::string hex() { return sha_.hex(); }
 
@@ -54,8 +54,8 @@ std::string content_sha256(const fs::path& dir, const Manifest& manifest) {
       const ShardData data = ShardReader(dir / shard.file).read();
       for (int64_t i = 0; i < data.size(); ++i) {
         hash.integer(data.ids[i]);
-        hash.tokens(data.src.at(i));
-        hash.tokens(data.tgt.at(i));
+        hash.tokens(data.src, i);
+        hash.tokens(data.tgt, i);
         hash.integer(data.labels.empty() ? -1 : data.labels[i]);
       }
     }

@@ -91,7 +91,9 @@ std::string failure_reason() {
 
 Handle unlocked_access() {
   Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
-  check(H5Pset_file_locking(access.get(), false, true), "turn HDF5's file locking off");
+  check(H5Pset_file_locking(access.get(), /*use_file_locking=*/false,
+                            /*ignore_when_disabled=*/false),
+        "turn HDF5's file locking off");
   return access;
 }
 

@@ -45,12 +45,13 @@ void check(herr_t status, const std::string& what);
 // "" when the stack is empty.
 std::string failure_reason();
 
-// File access without HDF5's own file lock. Since 1.10.7 HDF5 takes a
-// flock() on every file it opens (for SWMR), and the open fails where the
-// file system has no locks (Lustre without -o flock: ENOSYS; NFS without
-// lockd: ENOLCK), as HDF5_USE_FILE_LOCKING=FALSE would otherwise be needed
-// for. Shards need none: written in a private temporary directory and
-// renamed into place, they are never changed once readable.
+// File access without HDF5's own file lock. HDF5 1.10 takes a flock() on
+// every file it opens (for SWMR), and the open fails where the file system
+// refuses it with other than ENOSYS (NFS without lockd: ENOLCK), which
+// HDF5_USE_FILE_LOCKING=FALSE would otherwise be needed for (that variable,
+// set site-wide, still overrides this). Shards need no lock: written in a
+// private temporary directory and renamed into place, they never change
+// once readable. (H5Pset_file_locking: HDF5 1.10.7 and later.)
 Handle unlocked_access();
 
 // unlocked_access for new files, in the 1.10 format, whose metadata

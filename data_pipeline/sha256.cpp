@@ -17,7 +17,10 @@ Sha256::Sha256() : context_(EVP_MD_CTX_new()) {
 
 Sha256::~Sha256() { EVP_MD_CTX_free(context_); }
 
-void Sha256::update(const void* bytes, size_t size) { EVP_DigestUpdate(context_, bytes, size); }
+void Sha256::update(const void* bytes, size_t size) {
+  if (EVP_DigestUpdate(context_, bytes, size) != 1)
+    throw std::runtime_error("OpenSSL SHA-256 update failed");
+}
 
 std::string Sha256::hex() {
   unsigned char digest[EVP_MAX_MD_SIZE];

@@ -48,7 +48,11 @@ void write_file(const std::filesystem::path& path, std::string_view bytes) {
 }
 
 void sync_to_disk(int fd, const std::filesystem::path& path) {
-  if (fsync(fd) == 0) return;
+  int result;
+  do {  // a preemption signal (handled without SA_RESTART) may interrupt it on FUSE or CIFS
+    result = fsync(fd);
+  } while (result != 0 && errno == EINTR);
+  if (result == 0) return;
   const int error = errno;
   if (error != EINVAL && error != ENOTSUP && error != ENOSYS)
     throw std::runtime_error("cannot write " + path.string() + ": fsync: " + std::strerror(error));

@@ -20,9 +20,5 @@ REPO=${REPO:-${SLURM_SUBMIT_DIR:-$PWD}}
 source "$REPO/slurm/lib.bash"
 
 run=$1; shift
-announce eval "run $run"
-if [[ " $* " == *" --watch "* && ! -e $run/config.toml ]]; then
-  echo "eval: waiting for the trainer to start run $run"  # --watch may start first
-  until [ -e "$run/config.toml" ]; do sleep 5; done
-fi
+announce eval "run $run"  # (evaluate --watch waits for a run not yet started)
 "${launch[@]}" "$bin/evaluate" --run "$run" "$@"

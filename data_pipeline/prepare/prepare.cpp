@@ -1,10 +1,11 @@
 #include "data_pipeline/prepare/prepare.h"
 
-#include <unistd.h>
-
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -350,13 +351,16 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const launch:
   }
   launch::together(ranks, [&] {
     if (!ranks.is_main()) return;
+    const auto begin = std::chrono::steady_clock::now();
     manifest.content_sha256 = content_sha256(dir, manifest);
+    logging::info("content_sha256 {} (the shards read back in {:.1f} s)", manifest.content_sha256,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
     write_manifest(dir, manifest);
   });
   return manifest;
 }
 
-// "data/copy/" -> "data/copy": sibling paths like "<out>.tmp-<pid>" need a file name.
+// "data/copy/" -> "data/copy": sibling paths like "<out>.tmp-XXXXXX" need a file name.
 fs::path without_trailing_separator(const fs::path& out) {
   const fs::path normal = out.lexically_normal();
   return normal.has_filename() ? normal : normal.parent_path();
@@ -380,19 +384,19 @@ void check_output(const fs::path& out, bool force) {
 // submitted twice) the first to finish publishes and the other fails,
 // instead of replacing a dataset a trainer may already read. With --force,
 // an existing `out` is moved aside first, then removed.
-void publish(const fs::path& temp, const fs::path& out, bool force, const std::string& suffix) {
+void publish(const fs::path& temp, const fs::path& out, bool force) {
   if (!force || !fs::exists(out)) {
     std::error_code error;
     fs::rename(temp, out, error);
     if (error == std::errc::directory_not_empty || error == std::errc::file_exists)
       throw std::runtime_error("output directory " + out.string() +
                                " was filled by another prepare_data while this one ran: it is "
-                               "left as that one wrote it, and this one's dataset is discarded "
-                               "(pass --force to replace it)");
+                               "left as that one wrote it, and this one's dataset is discarded" +
+                               std::string(force ? "" : " (pass --force to replace it)"));
     if (error) throw fs::filesystem_error("cannot publish the dataset", temp, out, error);
     return;
   }
-  const fs::path old = out.string() + ".old-" + suffix;
+  const fs::path old = temp.string() + ".old";  // unique, as temp is
   fs::rename(out, old);
   fs::rename(temp, out);
   fs::remove_all(old);
@@ -405,20 +409,24 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   check_options(options);
   const fs::path out = without_trailing_separator(options.out);
 
-  // Rank 0 checks the output and creates the temporary directory all ranks write into.
+  // Rank 0 checks the output and creates the temporary directory all ranks
+  // write into: mkdtemp's name is unique across jobs and hosts, as a PID is not.
   std::string temp_name;
   launch::together(ranks, [&] {
     if (!ranks.is_main()) return;
     check_output(out, options.force);
-    temp_name = out.string() + ".tmp-" + std::to_string(::getpid());
-    fs::remove_all(temp_name);
-    fs::create_directories(temp_name);
+    if (out.has_parent_path()) fs::create_directories(out.parent_path());
+    std::string pattern = out.string() + ".tmp-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("cannot create a directory beside " + out.string() + ": " +
+                               std::strerror(errno));
+    temp_name = pattern;
   });
   const fs::path temp = ranks.broadcast(temp_name);
   try {
     Manifest manifest = build(options, temp, ranks);
     launch::together(ranks, [&] {
-      if (ranks.is_main()) publish(temp, out, options.force, std::to_string(::getpid()));
+      if (ranks.is_main()) publish(temp, out, options.force);
     });
     return ranks.is_main() ? manifest : read_manifest(out);
   } catch (...) {

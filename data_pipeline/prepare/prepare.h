@@ -14,9 +14,11 @@
 // a valid or test label missing from the training split is an error naming
 // the file and line.
 //
-// The directory appears atomically: everything is built in "<out>.tmp-<pid>"
-// and renamed to <out> at the end (an old <out> is moved aside first and
-// deleted last, with force). A failure removes the temporary directory.
+// The directory appears atomically: everything is built in "<out>.tmp-XXXXXX"
+// (mkdtemp) and renamed to <out> at the end; without force, never over a
+// dataset another prepare_data published meanwhile (an error), with force an
+// old <out> is moved aside first and deleted last. A failure removes the
+// temporary directory.
 //
 // Text is streamed (parallel_text.h): memory does not grow with the corpus.
 // Tokenizers are trained on a uniform sample of at most tokenizer_sample

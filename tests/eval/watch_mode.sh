@@ -87,9 +87,9 @@ echo "under pruning: $(grep -c 'was removed before it was scored' pruned-watch.l
 # (At most a few minutes of training, should a check fail before the kill.)
 trainer_run averaged 1 --train.max_steps 5000 --train.save_every 1 --train.keep_last 2 &
 trainer=$!
-for _ in $(seq 300); do
-  [ "$(ls -d runs/averaged/checkpoints/step_* 2> /dev/null | wc -l)" -ge 2 ] && break; sleep 0.2
-done
+checkpoints() { ls -d runs/averaged/checkpoints/step_* 2> /dev/null | wc -l; }
+for _ in $(seq 300); do [ "$(checkpoints)" -ge 2 ] && break; sleep 0.2; done
+[ "$(checkpoints)" -ge 2 ] || fail "no two checkpoints to average within 60 s" averaged.log
 outcomes=()
 for try in $(seq 8); do
   status=0

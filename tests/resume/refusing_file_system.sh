@@ -4,8 +4,9 @@
 #   - no locks, no fsync (EINVAL): prepare_data, training and evaluation
 #     all run (HDF5 takes no lock on shards), each refusal said once as a
 #     warning; every checkpoint verifies and the run resumes;
-#   - fsync failing with EIO: the trainer stops at once (exit 1) naming fsync
-#     and the file, and leaves no checkpoint.
+#   - fsync of a checkpoint's files failing with EIO: the trainer stops at
+#     its first save (exit 1) naming fsync and the file, and leaves no
+#     checkpoint, not even a temporary one.
 # Usage: refusing_file_system.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -35,8 +36,11 @@ refusing NOLOCK=1 FSYNC_ERRNO=22 "$build/bin/evaluate" --run runs/plain --split 
   > eval.log 2>&1 || fail "evaluating without locks and fsync" eval.log
 
 status=0
-refusing FSYNC_ERRNO=5 "${trainer[@]}" --run.name eio > eio.log 2>&1 || status=$?
+refusing FSYNC_ERRNO=5 FSYNC_PATH=/checkpoints/ "${trainer[@]}" --run.name eio > eio.log 2>&1 ||
+  status=$?
 [ "$status" = 1 ] || fail "fsync EIO: exit $status, expected 1" eio.log
-grep -q "cannot write .*runs/eio/.*: fsync: Input/output error" eio.log || fail "EIO not named" eio.log
-[ ! -e runs/eio/checkpoints/latest ] || fail "fsync EIO: a checkpoint was left" eio.log
+grep -q "step *5 |" eio.log || fail "fsync EIO: training did not reach the first save" eio.log
+grep -q "cannot write .*runs/eio/checkpoints/.*: fsync: Input/output error" eio.log ||
+  fail "EIO not named" eio.log
+[ -z "$(ls -A runs/eio/checkpoints)" ] || fail "fsync EIO: left $(ls runs/eio/checkpoints)" eio.log
 echo "refusing file system: OK"

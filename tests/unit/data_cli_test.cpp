@@ -49,7 +49,7 @@ class DataCli : public test_util::TempDirTest {
     }
   }
 
-  // Nothing but `allowed` in the test directory: no dataset, no "<out>.tmp-<pid>".
+  // Nothing but `allowed` in the test directory: no dataset, no "<out>.tmp-XXXXXX".
   void expect_only(const std::vector<std::string>& allowed) const {
     for (const auto& entry : fs::directory_iterator(dir_)) {
       const auto name = entry.path().filename().string();

@@ -37,8 +37,10 @@ class DatasetIdentity : public testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // The examples as a dataset of shards of these sizes; returns content_sha256.
+  // With `labels` (one per example), a classification dataset of 2 classes.
   std::string prepared(const std::vector<Pair>& examples, const std::vector<size_t>& shard_sizes,
-                       int deflate = 0, const std::string& vocab = "<pad>\n<s>\n</s>\n<unk>\n") {
+                       int deflate = 0, const std::string& vocab = "<pad>\n<s>\n</s>\n<unk>\n",
+                       const std::vector<int64_t>& labels = {}) {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     std::ofstream(dir_ / "vocab.txt") << vocab;
@@ -47,17 +49,23 @@ class DatasetIdentity : public testing::Test {
     manifest.src_tokenizer_file = manifest.tgt_tokenizer_file = "vocab.txt";
     manifest.src_vocab_size = manifest.tgt_vocab_size = 10;
     manifest.prepare = {{"command", "shards of " + std::to_string(shard_sizes.size())}};
+    const int64_t num_labels = labels.empty() ? 0 : 2;
+    if (num_labels > 0) {
+      manifest.task = data::kClassificationTask;
+      manifest.num_labels = num_labels;
+    }
     size_t next = 0;
     for (const size_t size : shard_sizes) {
       data::ShardData shard;
       for (size_t i = next; i < next + size; ++i) {
         shard.src.append(examples[i].src);
-        shard.tgt.append(examples[i].tgt);
+        shard.tgt.append(num_labels > 0 ? std::vector<int32_t>{} : examples[i].tgt);
         shard.ids.push_back(examples[i].id);
+        if (num_labels > 0) shard.labels.push_back(labels[i]);
       }
       next += size;
       const std::string file = "train-" + std::to_string(manifest.splits["train"].shards.size());
-      data::write_shard(dir_ / file, shard, {10, 10, manifest.special, 0}, {deflate});
+      data::write_shard(dir_ / file, shard, {10, 10, manifest.special, num_labels}, {deflate});
       manifest.splits["train"].shards.push_back(
           {file, shard.size(), 0, 0, data::sha256_file(dir_ / file)});
     }
@@ -89,6 +97,10 @@ TEST_F(DatasetIdentity, EveryPartOfAnExampleEnters) {
   std::swap(changed[0], changed[1]);  // the order
   EXPECT_NE(prepared(changed, {3}), original);
   EXPECT_NE(prepared(kExamples, {3}, 0, "<pad>\n<s>\n</s>\n<unk>\nx\n"), original);  // vocabulary
+  const std::string vocab = "<pad>\n<s>\n</s>\n<unk>\n";
+  const std::string classes = prepared(kExamples, {3}, 0, vocab, {0, 1, 0});
+  EXPECT_EQ(prepared(kExamples, {1, 2}, 0, vocab, {0, 1, 0}), classes);
+  EXPECT_NE(prepared(kExamples, {3}, 0, vocab, {0, 1, 1}), classes);  // one label
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir, const st
   if (average_last > 1) {
     const std::vector<std::string> all = checkpoints.list();
     const auto end = std::find(all.begin(), all.end(), last);
+    if (end == all.end() && !fs::exists(last)) throw std::runtime_error(removed_while_read(last));
     if (end == all.end())
       throw std::runtime_error("--average-last: " + last + " is not a checkpoint of " +
                                checkpoints.dir());
@@ -42,8 +43,8 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir, const st
 std::string removed_while_read(const std::string& checkpoint_dir) {
   return "checkpoint " + checkpoint_dir +
          " was removed while it was read: its training run keeps only its last "
-         "train.keep_last checkpoints (and the best). Evaluate one it keeps, or a copy; "
-         "--watch scores each as it is saved";
+         "train.keep_last checkpoints (and the best). Evaluate a copy, or let --watch score each "
+         "as it is saved";
 }
 
 void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints) {

@@ -41,11 +41,14 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   if (m.classification())
     m.labels = data::LabelSet::load(fs::path(m.data_dir) / m.manifest.labels_file);
   m.model = task::make_task_model(m.cfg, m.manifest);
+  const auto if_pruned = [&checkpoints] {  // a run in training may prune what is read
+    for (const auto& dir : checkpoints)
+      if (!fs::exists(dir)) throw std::runtime_error(removed_while_read(dir));
+  };
   try {
     load_averaged(m.model.module(), checkpoints);
   } catch (const std::exception& e) {
-    for (const auto& dir : checkpoints)
-      if (!fs::exists(dir)) throw std::runtime_error(removed_while_read(dir));
+    if_pruned();
     throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
                              m.data_dir + "?)");
   }
@@ -54,9 +57,14 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   m.objective = task::make_objective(m.model, m.manifest, m.cfg.optim.label_smoothing);
   m.device = device;
   m.checkpoints = checkpoints;
-  m.step =
-      checkpoint::CheckpointState::from_json(checkpoint::read_checkpoint_state(checkpoints.back()))
-          .train.step;
+  try {
+    m.step = checkpoint::CheckpointState::from_json(
+                 checkpoint::read_checkpoint_state(checkpoints.back()))
+                 .train.step;
+  } catch (const std::exception&) {
+    if_pruned();
+    throw;
+  }
   return m;
 }
 

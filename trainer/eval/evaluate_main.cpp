@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "data_pipeline/dataset.h"
+#include "data_pipeline/manifest.h"
 #include "launch/logging.h"
 #include "launch/process.h"
 #include "launch/ranks.h"
@@ -85,19 +86,32 @@ bool interactive(int fd) {
 
 // The trainer writes config.toml first: without it, `dir` is no run. A
 // watcher may start first (a Slurm job submitted beside the training job
-// that starts sooner): it waits for the run to begin.
+// that starts sooner): it waits for the run to begin, saying so every 10
+// minutes (a mistyped --run would wait until the job's time limit).
 void require_run_dir(const std::string& dir, bool watch, double poll_s) {
   const fs::path config = fs::path(dir) / "config.toml";
-  if (!watch) {
+  const bool dataset = fs::exists(fs::path(dir) / data::kManifestFile);
+  if (!watch || dataset) {
     if (!fs::is_directory(dir)) throw std::runtime_error("--run " + dir + ": no such directory");
     if (!fs::exists(config))
-      throw std::runtime_error(dir + ": no config.toml: not a run directory");
+      throw std::runtime_error(dir + ": no config.toml: not a run directory" +
+                               (dataset ? std::string(" (a dataset)") : ""));
     return;
   }
-  if (fs::exists(config)) return;
-  logging::info("waiting for {} to appear: its training run has not started (polling every {} s)",
-                config.string(), poll_s);
-  while (!fs::exists(config)) std::this_thread::sleep_for(std::chrono::duration<double>(poll_s));
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t next_minute = 0; !fs::exists(config);) {
+    const int64_t minutes =
+        std::chrono::duration_cast<std::chrono::minutes>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (minutes >= next_minute) {
+      logging::info(
+          "waiting for {} to appear: its training run has not started ({} min so far, polling "
+          "every {} s)",
+          config.string(), minutes, poll_s);
+      next_minute = minutes + 10;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(poll_s));
+  }
 }
 
 // rank 0 chooses the checkpoints for every rank: a run still in training may

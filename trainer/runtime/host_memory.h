@@ -23,7 +23,10 @@ void keep_freed_host_memory();
 // Throws std::runtime_error naming `what` when `bytes` exceed the host's
 // MemAvailable (/proc/meminfo): Linux overcommits, so an allocation far
 // beyond it is granted and the process killed (exit 137, no message) once
-// it is touched. Does nothing where MemAvailable cannot be read.
+// it is touched. Does nothing where MemAvailable cannot be read. A bound for
+// absurd sizes (a mistyped d_model or max_positions), not a budget: it does
+// not see cgroup limits (Slurm's --mem), nor the other ranks of the node
+// building their models at the same time.
 void require_host_memory(double bytes, const std::string& what);
 
 }  // namespace runtime

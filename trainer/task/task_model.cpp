@@ -36,6 +36,7 @@ TaskModel make_task_model(const config::RunConfig& cfg, const data::Manifest& ma
                                 "' is neither seq2seq nor classification");
   const model::ModelConfig config = cfg.model_config(
       manifest.src_vocab_size, classification ? 0 : manifest.tgt_vocab_size, manifest.special.pad);
+  model::validate(config);  // its errors first: they name the field
   require_room_for(config);
   TaskModel m;
   if (classification)

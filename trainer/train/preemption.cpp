@@ -11,6 +11,7 @@ namespace {
 
 // Lock-free atomics only: the handler may run on any thread, between any two
 // instructions of the main one.
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<bool>::is_always_lock_free);
 std::atomic<int> g_signal{0};         // first signal received
 std::atomic<int> g_settled_code{-1};  // the exit code once the outcome is settled
 std::atomic<bool> g_saving{false};    // a checkpoint is being written
@@ -49,7 +50,12 @@ bool PreemptionSignals::requested() const { return g_signal.load() != 0; }
 int PreemptionSignals::signal() const { return g_signal.load(); }
 void PreemptionSignals::settle(int exit_code) { g_settled_code = exit_code; }
 
-void PreemptionSignals::begin_save() { g_saving = true; }
+// A signal the handler held just as the last window closed is dropped here,
+// so that this window can hold one.
+void PreemptionSignals::begin_save() {
+  g_held = 0;
+  g_saving = true;
+}
 
 // Settled before the write window closes: a signal after it then exits with
 // the outcome's code, never 128 + signal, whichever side of this it lands on.

@@ -7,9 +7,10 @@
 // stop's checkpoint was saved (75) or not (128 + signal):
 //   before the checkpoint is begun    exits at once, 128 + signal (the
 //                                     previous checkpoint is the latest)
-//   while a checkpoint is written     is held: the checkpoint is finished
-//                                     first (a third signal exits at once,
-//                                     for a write that hangs)
+//   while the stop's checkpoint is    is held: the checkpoint is finished
+//   written                           first, then the job exits 75 (a third
+//                                     signal exits at once, for a write
+//                                     that hangs)
 //   once the outcome is settled       exits at once with that outcome's
 //                                     code (75 after the stop's checkpoint)
 // main() holds one for the process's life, so a signal arriving after the
@@ -31,9 +32,9 @@ class PreemptionSignals {
   // ranks, signalled before, then exit 75 too.
   void settle(int exit_code);
 
-  // Around writing a checkpoint: a second signal meanwhile is held. `settles`
-  // is the outcome once it is written (kExitPreempted for the stop's own
-  // checkpoint), or -1 when the job goes on. Returns the held signal, 0 if none.
+  // Around writing the stop's checkpoint: a second signal meanwhile is held.
+  // `settles` is the outcome once it is written (kExitPreempted), or -1 when
+  // the write failed. Returns the held signal, 0 if none.
   void begin_save();
   int end_save(int settles);
 

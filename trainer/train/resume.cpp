@@ -59,7 +59,7 @@ void check_resume_compatible(const std::string& checkpoint_dir, const nlohmann::
   };
   const checkpoint::RunIdentity saved_run = checkpoint::CheckpointState::from_json(saved_state).run;
   if (saved_run.dataset_id != dataset_id)
-    refuse("it was trained on another dataset (content sha256 " + saved_run.dataset_id +
+    refuse("it was trained on another dataset (dataset id " + saved_run.dataset_id +
            ", data.dir's is " + dataset_id + ")");
   const toml::table saved = toml::parse(saved_run.config_toml);
   const toml::table current = toml::parse(current_toml);

@@ -26,6 +26,7 @@
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/dataset_identity.h"
 #include "data_pipeline/loader/prefetcher.h"
+#include "data_pipeline/sha256.h"
 #include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
@@ -122,8 +123,9 @@ class Trainer {
   // the fp16 loss scale's message, the log interval's sums, the flags.
   void account(const StepRecord& record);
   bool validate();  // false: early stop (patience exhausted)
-  // A checkpoint of this step (once), marked best if `best`; a second signal
-  // meanwhile is held until it is written (preemption.h).
+  // A checkpoint of this step (once), marked best if `best`. The stop's own
+  // (preempt_, training not finished) holds a second signal until it is
+  // written and settles the exit code to 75 (preemption.h).
   void save(bool best = false);
   void write_checkpoint(bool best);
   void refuse_diverged_parameters();  // throws before a checkpoint of diverged weights
@@ -169,6 +171,7 @@ class Trainer {
   Clock::time_point last_save_time_ = Clock::now();
   bool preempt_ = false;    // a step's record said: some rank was signalled
   bool save_time_ = false;  // a step's record said: rank 0's clock wants a checkpoint
+  bool finished_ = false;   // the loop reached the end: the last save is no stop
 };
 
 Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
@@ -243,8 +246,12 @@ void Trainer::start_or_resume(const std::string& resume) {
   if (chosen_step >= 0) {
     const auto begin = Clock::now();
     const nlohmann::json saved = checkpoint::read_checkpoint_state(chosen);
-    check_resume_compatible(chosen, saved, resolved_toml_, identity_.dataset_id);
     const checkpoint::CheckpointState resumed = checkpoint::CheckpointState::from_json(saved);
+    // A checkpoint from before content ids named its dataset by the manifest's sha256.
+    const bool same_manifest =
+        resumed.run.dataset_id == data::sha256_file(fs::path(cfg_.data.dir) / data::kManifestFile);
+    check_resume_compatible(chosen, saved, resolved_toml_,
+                            same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
     checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
     checkpoint::load_optimizer_state(*optimizer_, model_.module(), chosen + "/optimizer.pt");
     state_ = resumed.train;
@@ -317,6 +324,10 @@ bool Trainer::validate() {
 
 void Trainer::save(bool best) {
   if (last_saved_step_ == state_.step) return;
+  if (!preempt_ || finished_) {
+    write_checkpoint(best);
+    return;
+  }
   signals_.begin_save();
   try {
     write_checkpoint(best);
@@ -324,8 +335,7 @@ void Trainer::save(bool best) {
     signals_.end_save(-1);
     throw;
   }
-  // The stop's own checkpoint settles the outcome: a signal from here on exits 75.
-  const int held = signals_.end_save(preempt_ ? kExitPreempted : -1);
+  const int held = signals_.end_save(kExitPreempted);  // a signal from here on exits 75
   if (held != 0)
     logging::warn(
         "signal {} arrived while the checkpoint of step {} was written: held until it was", held,
@@ -488,6 +498,7 @@ int Trainer::run(const std::string& resume) {
     }
   }
   if (unread) account(*unread);
+  finished_ = true;
 
   // ---- finish ----
   distributed::check_replicas_equal(params_, *comm_, state_.step);
