@@ -10,6 +10,7 @@
 
 #include <torch/version.h>
 
+#include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/train/adam_step.h"
 
 namespace {
@@ -82,9 +83,9 @@ void expect_same(Adam& ours, const std::vector<torch::Tensor>& our_params, Adam&
   for (size_t i = 0; i < our_params.size(); ++i) {
     EXPECT_TRUE(close(our_params[i], reference_params[i])) << "param " << i;
     const auto& a =
-        static_cast<AdamParamState&>(*ours.state().at(train::adam_state_key(our_params[i])));
+        static_cast<AdamParamState&>(*ours.state().at(checkpoint::adam_state_key(our_params[i])));
     const auto& b = static_cast<AdamParamState&>(
-        *reference.state().at(train::adam_state_key(reference_params[i])));
+        *reference.state().at(checkpoint::adam_state_key(reference_params[i])));
     EXPECT_EQ(a.step(), b.step());
     EXPECT_TRUE(close(a.exp_avg(), b.exp_avg())) << "exp_avg " << i;
     EXPECT_TRUE(close(a.exp_avg_sq(), b.exp_avg_sq())) << "exp_avg_sq " << i;
@@ -166,8 +167,8 @@ TEST(AdamStep, SkipsParametersWithoutGradient) {
   train::AdamStep step(adam);
   step(1e-2, factor_tensor(1.0), skip_tensor(false));
   EXPECT_TRUE(torch::equal(params[0], before));
-  EXPECT_EQ(adam.state().count(train::adam_state_key(params[0])), 0u);
-  EXPECT_EQ(adam.state().count(train::adam_state_key(params[1])), 1u);
+  EXPECT_EQ(adam.state().count(checkpoint::adam_state_key(params[0])), 0u);
+  EXPECT_EQ(adam.state().count(checkpoint::adam_state_key(params[1])), 1u);
 }
 
 // A skipped step (a non-finite one, decided on the device) leaves parameters,

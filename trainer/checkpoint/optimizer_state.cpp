@@ -1,12 +1,27 @@
 #include "trainer/checkpoint/optimizer_state.h"
 
+#include <sstream>
 #include <stdexcept>
 
 #include "trainer/checkpoint/state_dict.h"
-#include "trainer/train/adam_step.h"
 
 namespace checkpoint {
-using train::adam_state_key;
+namespace {
+
+template <typename Key>  // a template, so that only the matching branch is compiled
+Key state_key(const torch::Tensor& param) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream address;
+    address << param.unsafeGetTensorImpl();
+    return address.str();
+  } else {
+    return static_cast<Key>(param.unsafeGetTensorImpl());
+  }
+}
+
+}  // namespace
+
+AdamStateKey adam_state_key(const torch::Tensor& param) { return state_key<AdamStateKey>(param); }
 
 void save_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
                           const std::string& path) {

@@ -13,6 +13,12 @@
 
 namespace checkpoint {
 
+// The optimizer's state key of a parameter (a TensorImpl pointer in LibTorch
+// >= 2.4, its printed address in 1.13).
+using AdamStateKey =
+    std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
+AdamStateKey adam_state_key(const torch::Tensor& param);
+
 void save_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
                           const std::string& path);
 

@@ -67,7 +67,7 @@ const CLI::Validator kNonNegative = number_at_least(0, "non-negative");
 // cuda:<local rank> (or the rank's one bound GPU) when there is one, as for training.
 torch::Device eval_device(const Cli& cli, const launch::ProcessInfo& info,
                           const launch::Ranks& ranks) {
-  return runtime::agree_on_device(info, cli.device, "mpi", /*deterministic=*/false, ranks).device;
+  return runtime::agree_on_device(info, cli.device, "mpi", ranks).device;
 }
 
 // <run>/eval/<split>-step_N[-avgK][-beamB]

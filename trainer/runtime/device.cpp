@@ -9,7 +9,6 @@
 #include "launch/logging.h"
 #include "trainer/distributed/make_communicator.h"
 #include "trainer/runtime/cuda_devices.h"
-#include "trainer/runtime/determinism.h"
 
 namespace runtime {
 namespace {
@@ -166,9 +165,7 @@ RankView decode(const std::string& text, std::string& settings) {
 }  // namespace
 
 DeviceChoice agree_on_device(const launch::ProcessInfo& process, const std::string& device,
-                             const std::string& backend, bool deterministic,
-                             const launch::Ranks& ranks) {
-  if (deterministic) use_deterministic_algorithms();  // before the first CUDA call
+                             const std::string& backend, const launch::Ranks& ranks) {
   DeviceRequest request{device, backend, distributed::nccl_built()};
   // A rank told to compute on the CPU never asks CUDA (no context, no driver needed).
   const RankView mine{process.node, static_cast<int>(torch::get_num_threads()),

@@ -64,10 +64,9 @@ std::vector<std::string> describe_layout(const std::vector<RankView>& ranks,
                                          const std::vector<DeviceChoice>& choices);
 
 // Collective: this rank's choice, made its current device, after every rank
-// gathered every rank's view; rank 0 logs the layout. Applies
-// train.deterministic before any CUDA work.
+// gathered every rank's view; rank 0 logs the layout. Its CUDA calls are the
+// process's first: train.deterministic (runtime/determinism.h) comes before.
 DeviceChoice agree_on_device(const launch::ProcessInfo& process, const std::string& device,
-                             const std::string& backend, bool deterministic,
-                             const launch::Ranks& ranks);
+                             const std::string& backend, const launch::Ranks& ranks);
 
 }  // namespace runtime

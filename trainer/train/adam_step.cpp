@@ -5,16 +5,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
-#include <type_traits>
 
 #include "trainer/train/adam_kernel.h"
 
 namespace train {
 namespace {
 
-torch::optim::AdamParamState& state_of(torch::optim::Adam& optimizer, const torch::Tensor& p) {
-  auto& slot = optimizer.state()[adam_state_key(p)];
+torch::optim::AdamParamState& state_or_zeros(torch::optim::Adam& optimizer,
+                                             const torch::Tensor& p) {
+  auto& slot = optimizer.state()[checkpoint::adam_state_key(p)];
   if (!slot) {  // first step: zero moments, as torch::optim::Adam starts them
     auto s = std::make_unique<torch::optim::AdamParamState>();
     s->step(0);
@@ -23,17 +22,6 @@ torch::optim::AdamParamState& state_of(torch::optim::Adam& optimizer, const torc
     slot = std::move(s);
   }
   return static_cast<torch::optim::AdamParamState&>(*slot);
-}
-
-template <typename Key>  // a template, so that only the matching branch is compiled
-Key state_key(const torch::Tensor& param) {
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream address;
-    address << param.unsafeGetTensorImpl();
-    return address.str();
-  } else {
-    return static_cast<Key>(param.unsafeGetTensorImpl());
-  }
 }
 
 bool one_pass_loop_applies(const torch::optim::OptimizerParamGroup& group) {
@@ -66,7 +54,7 @@ void one_pass_loop(torch::optim::Adam& optimizer, torch::optim::OptimizerParamGr
   const auto [beta1, beta2] = options.betas();
   for (auto& p : group.params()) {
     if (!p.grad().defined()) continue;
-    auto& s = state_of(optimizer, p);
+    auto& s = state_or_zeros(optimizer, p);
     s.step(s.step() + 1);
     const double t = static_cast<double>(s.step());
     const AdamCoefficients c{static_cast<float>(beta1),
@@ -89,8 +77,6 @@ void one_pass_loop(torch::optim::Adam& optimizer, torch::optim::OptimizerParamGr
 }
 
 }  // namespace
-
-AdamStateKey adam_state_key(const torch::Tensor& param) { return state_key<AdamStateKey>(param); }
 
 AdamKernel adam_kernel(const torch::optim::Adam& optimizer) {
   const auto& groups = optimizer.param_groups();
@@ -143,10 +129,10 @@ void AdamStep::fused(torch::optim::OptimizerParamGroup& group, const torch::Tens
   std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps;
   for (auto& p : group.params()) {
     if (!p.grad().defined()) continue;
-    auto& s = state_of(optimizer_, p);
+    auto& s = state_or_zeros(optimizer_, p);
     if (options.amsgrad() && !s.max_exp_avg_sq().defined())
       s.max_exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-    auto& t = device_steps_[adam_state_key(p)];
+    auto& t = device_steps_[checkpoint::adam_state_key(p)];
     if (!t.defined())
       t = torch::full({}, static_cast<double>(s.step()), p.options().dtype(torch::kFloat));
     params.push_back(p);

@@ -30,13 +30,9 @@
 
 #include <torch/torch.h>
 
-namespace train {
+#include "trainer/checkpoint/optimizer_state.h"
 
-// The optimizer's state key of a parameter (a TensorImpl pointer in LibTorch
-// >= 2.4, its printed address in 1.13).
-using AdamStateKey =
-    std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
-AdamStateKey adam_state_key(const torch::Tensor& param);
+namespace train {
 
 // Which of the three ways above an AdamStep takes for `optimizer`'s groups.
 enum class AdamKernel { kOnePassLoop, kFused, kTorchAdam };
@@ -65,7 +61,7 @@ class AdamStep {
   const AdamKernel kernel_;
   // Fused: each parameter's step count, float32 on its device, from the
   // state's count at its first fused step; the truth from then on.
-  std::map<AdamStateKey, torch::Tensor> device_steps_;
+  std::map<checkpoint::AdamStateKey, torch::Tensor> device_steps_;
 };
 
 }  // namespace train

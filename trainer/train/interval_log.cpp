@@ -59,8 +59,9 @@ std::pair<double, double> peak_memory_mb(distributed::Communicator& comm,
 
 }  // namespace
 
-IntervalLog::IntervalLog(std::unique_ptr<MetricsLog> metrics, int64_t first_step, int64_t max_steps)
-    : metrics_(std::move(metrics)), first_step_(first_step), max_steps_(max_steps) {}
+IntervalLog::IntervalLog(std::unique_ptr<MetricsLog> metrics, int64_t first_step, int64_t max_steps,
+                         int64_t every)
+    : metrics_(std::move(metrics)), first_step_(first_step), max_steps_(max_steps), every_{every} {}
 
 void IntervalLog::add(const StepResult& r) {
   if (!r.updated) return;

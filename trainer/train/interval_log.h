@@ -21,6 +21,7 @@
 #include "trainer/train/metrics_log.h"
 #include "trainer/train/phase_timer.h"
 #include "trainer/train/step.h"
+#include "trainer/train/step_interval.h"
 
 namespace train {
 
@@ -28,7 +29,11 @@ class IntervalLog {
  public:
   // metrics: rank 0's metrics.jsonl (null on other ranks). The run's progress
   // is measured from (first_step, now) to max_steps (0: no percent, no ETA).
-  IntervalLog(std::unique_ptr<MetricsLog> metrics, int64_t first_step, int64_t max_steps);
+  // A line every `every` steps (train.log_every), and at max_steps.
+  IntervalLog(std::unique_ptr<MetricsLog> metrics, int64_t first_step, int64_t max_steps,
+              int64_t every);
+
+  bool due(int64_t step) const { return every_.due(step) || step == max_steps_; }
 
   void add(const StepResult& r);  // counts updated steps only
   checkpoint::LogWindowSums& sums() { return sums_; }
@@ -43,6 +48,7 @@ class IntervalLog {
   using Clock = std::chrono::steady_clock;
   std::unique_ptr<MetricsLog> metrics_;
   const int64_t first_step_, max_steps_;
+  const StepInterval every_;
   const Clock::time_point run_start_ = Clock::now();
   Clock::time_point start_ = Clock::now();
   checkpoint::LogWindowSums sums_;

@@ -2,13 +2,15 @@
 
 #include <stdexcept>
 
+#include "trainer/checkpoint/optimizer_state.h"
+
 namespace train {
 namespace {
 
 using torch::optim::AdamParamState;
 
-AdamParamState* state_of(torch::optim::Adam& adam, const torch::Tensor& p) {
-  const auto it = adam.state().find(adam_state_key(p));
+AdamParamState* stepped_state(torch::optim::Adam& adam, const torch::Tensor& p) {
+  const auto it = adam.state().find(checkpoint::adam_state_key(p));
   return it == adam.state().end() ? nullptr : static_cast<AdamParamState*>(it->second.get());
 }
 
@@ -21,7 +23,7 @@ struct Moments {
 Moments moments_of(torch::optim::Adam& adam, const std::vector<torch::Tensor>& params) {
   Moments m;
   for (const auto& p : params) {
-    const AdamParamState* s = state_of(adam, p);
+    const AdamParamState* s = stepped_state(adam, p);
     m.exp_avg.push_back(s ? s->exp_avg() : torch::zeros_like(p));
     m.exp_avg_sq.push_back(s ? s->exp_avg_sq() : torch::zeros_like(p));
     if (s && m.step != 0 && s->step() != m.step)
@@ -40,7 +42,7 @@ void set_moments(torch::optim::Adam& adam, const std::vector<torch::Tensor>& par
     s->step(m.step);
     s->exp_avg(m.exp_avg[i]);
     s->exp_avg_sq(m.exp_avg_sq[i]);
-    adam.state()[adam_state_key(params[i])] = std::move(s);
+    adam.state()[checkpoint::adam_state_key(params[i])] = std::move(s);
   }
 }
 

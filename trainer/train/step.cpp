@@ -4,6 +4,7 @@
 #include <torch/version.h>
 
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include "data_pipeline/random.h"
@@ -19,9 +20,9 @@ void seed_dropout(uint64_t seed, int64_t step, int64_t part) {
                                     static_cast<uint64_t>(part)));
 }
 
-// Layout of a step's outcome: first what the ranks allreduce (loss sums, the
-// gradients' squared norm, the flags every rank must agree on), then what the
-// device decided from it.
+// Where each number of a step's outcome sits: first what the ranks sum in
+// the allreduce (StepSums::all), then what the device decided from it. The
+// record copies them to the host as one tensor.
 enum Field {
   kSmoothed,
   kNll,
@@ -37,16 +38,36 @@ enum Field {
   kNumFields
 };
 
+torch::Tensor packed(const StepOutcome& o) {  // float64 [kNumFields]
+  torch::Tensor numbers = torch::empty({kNumFields}, o.sums.all.options());
+  numbers.slice(0, 0, kNumSums).copy_(o.sums.all);
+  numbers[kNorm].copy_(o.grad_norm);
+  numbers[kSkipped].copy_(o.skipped);
+  numbers[kOverflowed].copy_(o.overflowed);
+  numbers[kLossScale].copy_(o.loss_scale);
+  return numbers;
+}
+
 }  // namespace
 
-StepRecord::StepRecord(int64_t step, const torch::Tensor& outcome) : step_(step) {
-  if (outcome.device().is_cpu()) {  // computed already
-    host_ = outcome;
+StepSums::StepSums(const torch::Device& device)
+    : all(torch::zeros({kNumSums}, torch::dtype(torch::kDouble).device(device))),
+      smoothed(all[kSmoothed]),
+      nll(all[kNll]),
+      tokens(all[kTokens]),
+      squares(all[kSquares]),
+      preempt(all[kPreempt]),
+      save_time(all[kSaveTime]) {}
+
+StepRecord::StepRecord(int64_t step, const StepOutcome& outcome) : step_(step) {
+  const torch::Tensor numbers = packed(outcome);  // float64 [kNumFields]
+  if (numbers.device().is_cpu()) {                // computed already
+    host_ = numbers;
     return;
   }
   host_ = torch::empty({kNumFields}, torch::dtype(torch::kDouble).pinned_memory(true));
-  host_.copy_(outcome, /*non_blocking=*/true);
-  const c10::Device device = outcome.device();
+  host_.copy_(numbers, /*non_blocking=*/true);
+  const c10::Device device = numbers.device();
   ready_ = std::make_shared<c10::Event>(device.type());
   ready_->record(c10::impl::getDeviceGuardImpl(device.type())->getStream(device));
 }
@@ -91,7 +112,7 @@ TrainStep::TrainStep(task::Objective& objective, Optimizer& optimizer,
 StepRecord TrainStep::run(const data::LoadedStep& step, const std::function<StepFlags()>& flags) {
   const int64_t n = step.plan.step;
   grad_sync_.zero_grad();
-  auto sums = torch::zeros({kNumSums}, torch::dtype(torch::kDouble).device(device_));
+  StepSums sums(device_);
   const size_t parts = step.batches.size();
   for (size_t a = 0; a < parts; ++a) {
     data::Batch batch;
@@ -110,13 +131,13 @@ StepRecord TrainStep::run(const data::LoadedStep& step, const std::function<Step
     }
     auto phase = phases_.enter(Phase::kBackward, n);
     (s.smoothed * loss_scaler_.scale().to(s.smoothed.scalar_type())).backward();  // exact: 2^k
-    sums[kSmoothed] += s.smoothed.detach().to(torch::kDouble);
-    sums[kNll] += s.nll.to(torch::kDouble);
-    sums[kTokens] += s.tokens.to(torch::kDouble);
+    sums.smoothed += s.smoothed.detach().to(torch::kDouble);
+    sums.nll += s.nll.to(torch::kDouble);
+    sums.tokens += s.tokens.to(torch::kDouble);
   }
   const StepFlags mine = flags();
-  if (mine.preempt_requested) sums[kPreempt] += 1.0;
-  if (mine.save_time_due) sums[kSaveTime] += 1.0;
+  if (mine.preempt_requested) sums.preempt += 1.0;
+  if (mine.save_time_due) sums.save_time += 1.0;
 
   // The global batch: sum over ranks, divide once by its target tokens.
   {
@@ -125,34 +146,32 @@ StepRecord TrainStep::run(const data::LoadedStep& step, const std::function<Step
   }
   {
     auto phase = phases_.enter(Phase::kUpdate, n);
-    sums[kSquares] += grad_sync_.sum_of_squares();  // this rank's part of the gradients' norm
+    sums.squares += grad_sync_.sum_of_squares();  // this rank's part of the gradients' norm
   }
   {
     auto phase = phases_.enter(Phase::kCommWait, n);
-    comm_.allreduce_sum(sums);
+    comm_.allreduce_sum(sums.all);
   }
-  torch::Tensor outcome;
+  std::optional<StepOutcome> outcome;
   {
     auto phase = phases_.enter(Phase::kUpdate, n);
     // Whether and how the update runs, decided on the device from the sums.
-    const torch::Tensor tokens = sums[kTokens];
-    const torch::Tensor loss = sums[kSmoothed] / tokens;
+    const torch::Tensor loss = sums.smoothed / sums.tokens;
     const double max_norm =
         options_.clip_norm > 0 ? options_.clip_norm : std::numeric_limits<double>::infinity();
     const distributed::GradScale scale =
-        distributed::clip_scale(sums[kSquares], tokens * loss_scaler_.scale(), max_norm);
+        distributed::clip_scale(sums.squares, sums.tokens * loss_scaler_.scale(), max_norm);
     const torch::Tensor overflowed = loss_scaler_.absorb_overflow(loss, scale.norm);
     const torch::Tensor skipped = (loss.isfinite() & scale.norm.isfinite()).logical_not();
     optimizer_.step(schedule_.at(n), scale.factor, skipped);
-    outcome =
-        torch::cat({sums, torch::stack({scale.norm, skipped.to(torch::kDouble),
-                                        overflowed.to(torch::kDouble), loss_scaler_.scale()})});
+    outcome = StepOutcome{sums, scale.norm, skipped.to(torch::kDouble),
+                          overflowed.to(torch::kDouble), loss_scaler_.scale()};
   }
   if (grad_sync_.sharded()) {  // every rank's updated shard to all ranks (unchanged if skipped)
     auto phase = phases_.enter(Phase::kCommWait, n);
     grad_sync_.gather_parameters();
   }
-  return StepRecord(n, outcome);
+  return StepRecord(n, *outcome);
 }
 
 }  // namespace train

@@ -55,17 +55,34 @@ struct StepResult {
   bool save_due = false;    // rank 0's clock says a timed checkpoint is due
 };
 
-// A step's outcome on its way to the host: a non-blocking copy of the
+// What every rank adds up in the step's one allreduce: 0-dim float64 views
+// into one buffer, so that a single collective carries them all.
+struct StepSums {
+  explicit StepSums(const torch::Device& device);
+  torch::Tensor all;                    // [6]: the collective's buffer
+  torch::Tensor smoothed, nll, tokens;  // the loss sums and target tokens
+  torch::Tensor squares;                // this rank's part of the gradients' squared norm
+  torch::Tensor preempt, save_time;     // flags: how many ranks raise them
+};
+
+// The step's outcome on the device: the sums, and what the device decided
+// from them (0-dim float64 tensors; the flags as 0 or 1).
+struct StepOutcome {
+  StepSums sums;
+  torch::Tensor grad_norm, skipped, overflowed, loss_scale;
+};
+
+// A step's outcome on its way to the host: one non-blocking copy of the
 // device's numbers and an event after it. read() waits for that event only.
 class StepRecord {
  public:
-  StepRecord(int64_t step, const torch::Tensor& outcome);  // float64 [kNumFields] (step.cpp)
+  StepRecord(int64_t step, const StepOutcome& outcome);
   int64_t step() const { return step_; }
   StepResult read() const;
 
  private:
   int64_t step_;
-  torch::Tensor host_;                 // float64, page-locked on a GPU's host
+  torch::Tensor host_;  // float64 [10] (step.cpp's Field), page-locked on a GPU's host
   std::shared_ptr<c10::Event> ready_;  // recorded after the copy (GPU only)
 };
 
@@ -73,6 +90,13 @@ class StepRecord {
 struct StepFlags {
   bool preempt_requested = false;
   bool save_time_due = false;
+};
+
+// What the ranks agreed on in the steps read so far (any rank's flag), kept
+// until acted on (train/step_outcomes.h).
+struct AgreedFlags {
+  bool preempt = false;    // stop: save, then exit kExitPreempted
+  bool save_time = false;  // a timed checkpoint (train/checkpoint_schedule.h)
 };
 
 class TrainStep {

@@ -41,9 +41,11 @@
 #include "trainer/distributed/grad_sync.h"
 #include "trainer/distributed/make_communicator.h"
 #include "trainer/distributed/recorded_communicator.h"
+#include "trainer/runtime/determinism.h"
 #include "trainer/runtime/device.h"
 #include "trainer/runtime/precision.h"
 #include "trainer/task/objective.h"
+#include "trainer/train/checkpoint_schedule.h"
 #include "trainer/train/diverged_weights.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/interval_log.h"
@@ -56,6 +58,8 @@
 #include "trainer/train/resume.h"
 #include "trainer/train/run_lock.h"
 #include "trainer/train/step.h"
+#include "trainer/train/step_interval.h"
+#include "trainer/train/step_outcomes.h"
 #include "trainer/train/validation.h"
 
 namespace train {
@@ -84,6 +88,17 @@ data::BatcherOptions batcher_options(const config::RunConfig& cfg) {
   return o;
 }
 
+// This rank's part of each global batch.
+data::PlanOptions plan_options(const config::RunConfig& cfg, const launch::Ranks& ranks) {
+  data::PlanOptions o;
+  o.world_size = ranks.size();
+  o.rank = ranks.rank();
+  o.accum_steps = cfg.train.accum_steps;
+  o.max_steps = cfg.train.max_steps;
+  o.max_epochs = cfg.train.max_epochs;
+  return o;
+}
+
 // train.precision for `device`, with the reason in the log (auto: bf16 where
 // the device has bfloat16 units; runtime/precision.h). Collective: auto is
 // bf16 only where every rank's device has it, so that ranks on nodes of
@@ -94,6 +109,9 @@ runtime::Precision chosen_precision(const std::string& setting, const torch::Dev
   if (setting == "auto" && ranks.any(choice.precision != runtime::Precision::kBf16) &&
       choice.precision == runtime::Precision::kBf16)
     choice = {runtime::Precision::kFp32, "auto: another rank's device has no bfloat16"};
+  if (choice.precision == runtime::Precision::kFp16 && !device.is_cuda())
+    throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device.str() +
+                                " (on CPUs: bf16)");
   logging::info("precision: {} ({})", runtime::precision_name(choice.precision), choice.reason);
   return choice.precision;
 }
@@ -110,27 +128,40 @@ std::string with_precision(std::string toml, runtime::Precision precision) {
   return toml;
 }
 
-// Everything of one rank's training job; run() is the loop.
+// The model as configured, initialised from run.seed (rank 0's initialisation
+// is broadcast to all ranks at the start), on `device`.
+task::TaskModel initialised_model(const config::RunConfig& cfg, const data::Manifest& manifest,
+                                  const torch::Device& device) {
+  torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
+  task::TaskModel model = task::make_task_model(cfg, manifest);
+  model.module().to(device);
+  return model;
+}
+
+// Everything of one rank's training job, built in the constructor in the
+// order below; run() is the loop.
 class Trainer {
  public:
-  Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
+  Trainer(const config::RunConfig& cfg, const std::string& resolved_toml, const std::string& resume,
           const launch::ProcessInfo& process, Watchdog& watchdog, PreemptionSignals& signals);
-  int run(const std::string& resume);
+  int run();
 
  private:
-  void start_or_resume(const std::string& resume);
-  // The host's part of a step once its record is read: the numerics guard or
-  // the fp16 loss scale's message, the log interval's sums, the flags.
-  void account(const StepRecord& record);
+  std::unique_ptr<RunLock> lock_run_directory();
+  checkpoint::TrainState start_or_resume(const std::string& resume);
+  distributed::GradSyncOptions grad_sync_options() const;
+  void warn_about_settings() const;
+  void log_setup() const;
   bool validate();  // false: early stop (patience exhausted)
   // A checkpoint of this step (once), marked best if `best`. The stop's own
-  // (preempt_, training not finished) holds a second signal until it is
+  // (a preemption, training not finished) holds a second signal until it is
   // written and settles the exit code to 75 (preemption.h).
   void save(bool best = false);
   void write_checkpoint(bool best);
   void refuse_diverged_parameters();  // throws before a checkpoint of diverged weights
-  bool shard_update() const;
+  int stop_preempted();
 
+  // ---- the ranks, their device and communicator (each needs the ones before) ----
   const config::RunConfig& cfg_;
   const launch::Ranks ranks_;
   const launch::ProcessInfo process_;          // this rank's place: host, ranks on its node
@@ -142,44 +173,53 @@ class Trainer {
   const std::unique_ptr<distributed::Communicator> comm_;
   const fs::path run_dir_;
   Watchdog& watchdog_;
-  const Watchdog::Watching watching_;  // comm_: a peer's failure ends the job
+  const Watchdog::Watching comm_watch_;  // while it lives, a peer's failure ends the job
   PreemptionSignals& signals_;
 
+  // ---- data, model, Adam, what decides when ----
   const data::Dataset train_set_;
   const data::Batcher batcher_;
-  std::unique_ptr<data::Dataset> valid_set_;
-  std::unique_ptr<Validator> validator_;
-
+  const std::unique_ptr<data::Dataset> valid_set_;  // null: no validation (train.valid_every 0)
+  const std::unique_ptr<Validator> validator_;
   task::TaskModel model_;
-  std::unique_ptr<task::Objective> objective_;  // the model's loss
-  std::vector<torch::Tensor> params_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;  // the whole model's (checkpoints: optimizer.h)
-  std::unique_ptr<distributed::GradSync> grad_sync_;
-  std::unique_ptr<Optimizer> update_;  // steps optimizer_, or this rank's shard
+  const std::unique_ptr<task::Objective> objective_;  // the model's loss
+  const std::vector<torch::Tensor> params_;
+  torch::optim::Adam adam_;  // the whole model's: checkpoints hold its state
   const LrSchedule schedule_;
   const checkpoint::Checkpoints checkpoints_;
   const checkpoint::RunIdentity identity_;
   NumericsGuard guard_;
   PhaseTimer phases_;
-  std::unique_ptr<LossScaler> loss_scaler_;  // fp16's, on the device (state.json keeps it)
+  const StepInterval replica_check_;  // dist.check_every
+  CheckpointSchedule save_schedule_;
 
-  checkpoint::TrainState state_;      // saved in state.json
-  std::unique_ptr<IntervalLog> log_;  // the open log interval
-  std::unique_ptr<MetricsLog> valid_metrics_;
-  std::unique_ptr<RunLock> lock_;  // rank 0's: this job owns the run directory
-  int64_t last_saved_step_ = -1;
-  Clock::time_point last_save_time_ = Clock::now();
-  bool preempt_ = false;    // a step's record said: some rank was signalled
-  bool save_time_ = false;  // a step's record said: rank 0's clock wants a checkpoint
-  bool finished_ = false;   // the loop reached the end: the last save is no stop
+  // ---- the start: the run directory locked before anything is written there;
+  // then the state resumed (weights, Adam's moments) or fresh ----
+  const std::unique_ptr<RunLock> lock_;  // rank 0's: this job owns the run directory
+  int64_t last_saved_step_ = -1;         // start_or_resume sets it: the resumed checkpoint's
+  checkpoint::TrainState state_;         // saved in state.json
+
+  // ---- built on the started state ----
+  // GradSync moves the parameters into its buckets and shards Adam's moments:
+  // after they are loaded. The rest continue the saved loss scale and log interval.
+  distributed::GradSync grad_sync_;
+  Optimizer optimizer_;  // steps adam_, or this rank's shard of it
+  LossScaler loss_scaler_;
+  IntervalLog log_;
+  const std::unique_ptr<MetricsLog> valid_metrics_;  // rank 0's valid.jsonl
+  StepOutcomes outcomes_;
+  TrainStep train_step_;
+  data::Prefetcher batches_;  // the global batches from the started state on
+
+  bool finished_ = false;  // the loop reached the end: the last save is no stop
 };
 
 Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
-                 const launch::ProcessInfo& process, Watchdog& watchdog, PreemptionSignals& signals)
+                 const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
+                 PreemptionSignals& signals)
     : cfg_(cfg),
       process_(process),
-      device_choice_(runtime::agree_on_device(process, cfg.train.device, cfg.dist.backend,
-                                              cfg.train.deterministic, ranks_)),
+      device_choice_(runtime::agree_on_device(process, cfg.train.device, cfg.dist.backend, ranks_)),
       device_(device_choice_.device),
       precision_(chosen_precision(cfg.train.precision, device_, ranks_)),
       resolved_toml_(with_precision(resolved_toml, precision_)),
@@ -187,46 +227,72 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
           distributed::make_communicator(device_choice_.backend, device_), recorder_)),
       run_dir_(cfg.run_dir()),
       watchdog_(watchdog),
-      watching_(watchdog, comm_.get(), &recorder_),
+      comm_watch_(watchdog, comm_.get(), &recorder_),
       signals_(signals),
       train_set_(cfg.data.dir, "train", dataset_options(cfg)),
       batcher_(train_set_.lengths(), batcher_options(cfg)),
+      valid_set_(cfg.train.valid_every > 0
+                     ? std::make_unique<data::Dataset>(cfg.data.dir, "valid", dataset_options(cfg))
+                     : nullptr),
+      validator_(valid_set_ ? std::make_unique<Validator>(*valid_set_, cfg.data.batch_tokens,
+                                                          cfg.train.valid_every)
+                            : nullptr),
+      model_(initialised_model(cfg, train_set_.manifest(), device_)),
+      objective_(task::make_objective(model_, train_set_.manifest(), cfg.optim.label_smoothing)),
+      params_(model_.module().parameters()),
+      adam_(params_, torch::optim::AdamOptions(cfg.optim.lr)
+                         .betas({cfg.optim.beta1, cfg.optim.beta2})
+                         .eps(cfg.optim.eps)),
       schedule_(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps, cfg.model.d_model),
       checkpoints_(run_dir_.string(), cfg.train.keep_last),
       identity_{process.world_size, cfg.train.accum_steps, data::dataset_id(cfg.data.dir),
                 resolved_toml_},
       guard_(cfg.train.max_nonfinite_steps),
-      phases_(watchdog, device_) {
-  if (precision_ == runtime::Precision::kFp16 && !device_.is_cuda())
-    throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device_.str() +
-                                " (on CPUs: bf16)");
+      phases_(watchdog, device_),
+      replica_check_{cfg.dist.check_every},
+      save_schedule_(cfg.train.save_every, cfg.train.save_every_minutes, Clock::now()),
+      lock_(lock_run_directory()),
+      state_(start_or_resume(resume)),
+      grad_sync_(params_, *comm_, grad_sync_options()),
+      optimizer_(adam_, grad_sync_),
+      loss_scaler_(LossScaler::Options{precision_ == runtime::Precision::kFp16}, state_.loss_scale,
+                   device_),
+      log_(ranks_.is_main()
+               ? std::make_unique<MetricsLog>((run_dir_ / "metrics.jsonl").string(), state_.step)
+               : nullptr,
+           state_.step, cfg.train.max_steps, cfg.train.log_every),
+      valid_metrics_(ranks_.is_main() ? std::make_unique<MetricsLog>(
+                                            (run_dir_ / "valid.jsonl").string(), state_.step)
+                                      : nullptr),
+      outcomes_(watchdog, guard_, log_),
+      train_step_(*objective_, optimizer_, grad_sync_, *comm_, schedule_, loss_scaler_, phases_,
+                  device_, {static_cast<uint64_t>(cfg.run.seed), cfg.optim.clip_norm, precision_}),
+      batches_(train_set_,
+               data::BatchPlan(batcher_, plan_options(cfg, ranks_), state_.step, state_.epoch,
+                               state_.cursor),
+               static_cast<size_t>(cfg.data.prefetch), /*pin_memory=*/device_.is_cuda()) {
+  log_.sums() = state_.log_window;
   runtime::use_tf32(cfg.train.tf32);
-  // Adam moves each weight by up to about the learning rate per step.
-  const double peak = schedule_.at(std::max<int64_t>(1, cfg.optim.warmup_steps));
-  if (peak > 1 && ranks_.is_main())
-    logging::warn(
-        "the schedule's peak learning rate is {:g} (optim.lr = {:g}, {}): Adam moves "
-        "each weight by up to that much per step, and runs diverge far below it",
-        peak, cfg.optim.lr, cfg.optim.schedule);
-  if (batcher_.num_skipped() > 0)
-    logging::warn("{} training examples are longer than data.max_len = {} and are skipped",
-                  batcher_.num_skipped(), cfg.data.max_len);
-  if (cfg.train.valid_every > 0) {
-    valid_set_ = std::make_unique<data::Dataset>(cfg.data.dir, "valid", dataset_options(cfg));
-    validator_ = std::make_unique<Validator>(*valid_set_, cfg.data.batch_tokens);
-  }
-  torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
-  model_ = task::make_task_model(cfg, train_set_.manifest());
-  model_.module().to(device_);
-  objective_ = task::make_objective(model_, train_set_.manifest(), cfg.optim.label_smoothing);
-  params_ = model_.module().parameters();
-  optimizer_ =
-      std::make_unique<torch::optim::Adam>(params_, torch::optim::AdamOptions(cfg.optim.lr)
-                                                        .betas({cfg.optim.beta1, cfg.optim.beta2})
-                                                        .eps(cfg.optim.eps));
+  warn_about_settings();
 }
 
-void Trainer::start_or_resume(const std::string& resume) {
+// The run directory's lock before anything is written there; all ranks stop if it is held.
+std::unique_ptr<RunLock> Trainer::lock_run_directory() {
+  std::unique_ptr<RunLock> lock;
+  launch::together(ranks_, [&] {
+    if (!ranks_.is_main()) return;
+    fs::create_directories(run_dir_);
+    lock = std::make_unique<RunLock>(run_dir_.string());
+  });
+  // Before any training: a run directory only rank 0's node sees would fail
+  // only at the first resume, on the other nodes.
+  launch::require_shared_directory(ranks_, process_.node, run_dir_.string(),
+                                   "the run directory (run.out_dir / run.name)");
+  return lock;
+}
+
+checkpoint::TrainState Trainer::start_or_resume(const std::string& resume) {
+  checkpoint::TrainState state;
   // Rank 0 picks the checkpoint (verifying checksums); all load the same one.
   std::string chosen;
   int64_t chosen_step = -1;
@@ -253,13 +319,13 @@ void Trainer::start_or_resume(const std::string& resume) {
     check_resume_compatible(chosen, saved, resolved_toml_,
                             same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
     checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
-    checkpoint::load_optimizer_state(*optimizer_, model_.module(), chosen + "/optimizer.pt");
-    state_ = resumed.train;
-    last_saved_step_ = state_.step;
+    checkpoint::load_optimizer_state(adam_, model_.module(), chosen + "/optimizer.pt");
+    state = resumed.train;
+    last_saved_step_ = state.step;
     logging::info(
         "resuming from {} (step {}, epoch {}, batch {} of the epoch; saved by {} ranks "
         "x {} accumulation steps; loaded in {:.1f} s)",
-        chosen, state_.step, state_.epoch, state_.cursor, resumed.run.world_size,
+        chosen, state.step, state.epoch, state.cursor, resumed.run.world_size,
         resumed.run.accum_steps, seconds_since(begin));
   }
   // The start is settled and fits: only now is the run directory changed.
@@ -273,27 +339,56 @@ void Trainer::start_or_resume(const std::string& resume) {
     checkpoint::clear_finished(run_dir_.string());
   });
   distributed::broadcast_parameters(params_, *comm_);  // a fresh start: rank 0's initialisation
-
-  std::unique_ptr<MetricsLog> metrics;
-  if (ranks_.is_main()) {
-    metrics = std::make_unique<MetricsLog>((run_dir_ / "metrics.jsonl").string(), state_.step);
-    valid_metrics_ = std::make_unique<MetricsLog>((run_dir_ / "valid.jsonl").string(), state_.step);
-  }
-  log_ = std::make_unique<IntervalLog>(std::move(metrics), state_.step, cfg_.train.max_steps);
-  log_->sums() = state_.log_window;
+  return state;
 }
 
-void Trainer::account(const StepRecord& record) {
-  watchdog_.beat(record.step(), "the device's work");
-  const StepResult r = record.read();
-  if (r.overflowed)
-    logging::info("step {}: fp16 gradients overflowed: step skipped, loss scale now {}", r.step,
-                  r.loss_scale);
-  else  // the device applied the step by the guard's own rule: finite loss and norm
-    guard_.accept(r.step, r.smoothed_sum / r.tokens, r.grad_norm);
-  log_->add(r);
-  preempt_ = preempt_ || r.preempt;
-  save_time_ = save_time_ || r.save_due;
+distributed::GradSyncOptions Trainer::grad_sync_options() const {
+  distributed::GradSyncOptions o;
+  o.bucket_bytes = static_cast<int64_t>(cfg_.dist.bucket_mb * (1 << 20));
+  o.overlap = cfg_.dist.overlap;
+  // dist.shard_update = auto: sharded over MPI across ranks (one rank has nothing to share).
+  o.shard = cfg_.dist.shard_update == "auto"
+                ? std::string(comm_->backend()) == "mpi" && comm_->world_size() > 1
+                : cfg_.dist.shard_update == "on";
+  o.node_shared = cfg_.dist.node_shared_memory;
+  return o;
+}
+
+void Trainer::warn_about_settings() const {
+  // Adam moves each weight by up to about the learning rate per step.
+  const double peak = schedule_.at(std::max<int64_t>(1, cfg_.optim.warmup_steps));
+  if (peak > 1 && ranks_.is_main())
+    logging::warn(
+        "the schedule's peak learning rate is {:g} (optim.lr = {:g}, {}): Adam moves "
+        "each weight by up to that much per step, and runs diverge far below it",
+        peak, cfg_.optim.lr, cfg_.optim.schedule);
+  if (batcher_.num_skipped() > 0)
+    logging::warn("{} training examples are longer than data.max_len = {} and are skipped",
+                  batcher_.num_skipped(), cfg_.data.max_len);
+}
+
+void Trainer::log_setup() const {
+  int64_t num_params = 0;
+  for (const auto& p : params_) num_params += p.numel();
+  const bool shard = grad_sync_.sharded();
+  logging::info(
+      "model: {:.2f} M parameters on {}; data: {} training examples, {} ranks x {} "
+      "accumulation steps per global batch of {} tokens; {} {} in {} bucket(s){}; Adam: {}",
+      num_params / 1e6, device_.str(), batcher_.num_examples(), ranks_.size(),
+      cfg_.train.accum_steps, cfg_.data.batch_tokens, comm_->backend(),
+      grad_sync_.node_shared() ? "node-shared memory, sharded update"
+      : shard                  ? "reduce-scatter, sharded update, allgather"
+                               : "allreduce",
+      grad_sync_.bucket_layout().size(),
+      cfg_.dist.overlap && !grad_sync_.node_shared() ? " overlapped with backward" : "",
+      optimizer_.kernel());
+  if (shard && cfg_.dist.node_shared_memory && device_.is_cpu() && !grad_sync_.node_shared())
+    logging::info(
+        "node-shared memory not used: {}; gradients are summed over MPI, in the same order",
+        process_.local_size < process_.world_size
+            ? text::format("the ranks span several nodes ({} of {} on {})", process_.local_size,
+                           process_.world_size, process_.node)
+            : std::string("/dev/shm could not hold the buckets"));
 }
 
 bool Trainer::validate() {
@@ -324,7 +419,7 @@ bool Trainer::validate() {
 
 void Trainer::save(bool best) {
   if (last_saved_step_ == state_.step) return;
-  if (!preempt_ || finished_) {
+  if (!outcomes_.agreed().preempt || finished_) {
     write_checkpoint(best);
     return;
   }
@@ -347,21 +442,22 @@ void Trainer::save(bool best) {
 void Trainer::write_checkpoint(bool best) {
   watchdog_.beat(state_.step, "checkpoint");
   refuse_diverged_parameters();
-  update_->gather_state();
-  state_.loss_scale = loss_scaler_->state();
+  optimizer_.gather_state();
+  state_.loss_scale = loss_scaler_.state();
   if (ranks_.is_main()) {
-    state_.log_window = log_->sums();
+    state_.log_window = log_.sums();
     const auto begin = Clock::now();
     const std::string dir =
-        checkpoints_.save(state_.step, model_.module(), *optimizer_,
+        checkpoints_.save(state_.step, model_.module(), adam_,
                           checkpoint::CheckpointState{state_, identity_}.to_json());
     logging::info("checkpoint {} ({:.1f} s)", dir, seconds_since(begin));
     if (best) checkpoints_.mark_best(dir);
   }
-  update_->release_state();
+  optimizer_.release_state();
   comm_->barrier();
   last_saved_step_ = state_.step;
-  last_save_time_ = Clock::now();
+  save_schedule_.saved(Clock::now());
+  outcomes_.timed_save_done();
 }
 
 // Before a save: weights of a diverged run (diverged_weights.h) end the run
@@ -382,122 +478,62 @@ void Trainer::refuse_diverged_parameters() {
       cfg_.optim.lr, saved.empty() ? "start it again" : "resume from that one"));
 }
 
-bool Trainer::shard_update() const {
-  if (cfg_.dist.shard_update == "auto")  // one rank has nothing to share
-    return std::string(comm_->backend()) == "mpi" && comm_->world_size() > 1;
-  return cfg_.dist.shard_update == "on";
+int Trainer::stop_preempted() {
+  if (signals_.requested()) logging::warn("received signal {}", signals_.signal());
+  logging::info(
+      "preempted: checkpoint of step {} saved; exiting with code {} (run the same "
+      "command again: --resume latest is the default)",
+      state_.step, kExitPreempted);
+  return kExitPreempted;
 }
 
-int Trainer::run(const std::string& resume) {
-  // ---- set up ----
-  // The run directory's lock before anything is written there; all ranks stop if it is held.
-  launch::together(ranks_, [&] {
-    if (!ranks_.is_main()) return;
-    fs::create_directories(run_dir_);
-    lock_ = std::make_unique<RunLock>(run_dir_.string());
-  });
-  // Before any training: a run directory only rank 0's node sees would fail
-  // only at the first resume, on the other nodes.
-  launch::require_shared_directory(ranks_, process_.node, run_dir_.string(),
-                                   "the run directory (run.out_dir / run.name)");
-  start_or_resume(resume);
-  distributed::GradSyncOptions sync_options;
-  sync_options.bucket_bytes = static_cast<int64_t>(cfg_.dist.bucket_mb * (1 << 20));
-  sync_options.overlap = cfg_.dist.overlap;
-  sync_options.shard = shard_update();
-  sync_options.node_shared = cfg_.dist.node_shared_memory;
-  grad_sync_ = std::make_unique<distributed::GradSync>(params_, *comm_, sync_options);
-  update_ = std::make_unique<Optimizer>(*optimizer_, *grad_sync_);
-  int64_t num_params = 0;
-  for (const auto& p : params_) num_params += p.numel();
-  logging::info(
-      "model: {:.2f} M parameters on {}; data: {} training examples, {} ranks x {} "
-      "accumulation steps per global batch of {} tokens; {} {} in {} bucket(s){}; Adam: {}",
-      num_params / 1e6, device_.str(), batcher_.num_examples(), ranks_.size(),
-      cfg_.train.accum_steps, cfg_.data.batch_tokens, comm_->backend(),
-      grad_sync_->node_shared() ? "node-shared memory, sharded update"
-      : sync_options.shard      ? "reduce-scatter, sharded update, allgather"
-                                : "allreduce",
-      grad_sync_->bucket_layout().size(),
-      cfg_.dist.overlap && !grad_sync_->node_shared() ? " overlapped with backward" : "",
-      update_->kernel());
-  if (sync_options.shard && sync_options.node_shared && device_.is_cpu() &&
-      !grad_sync_->node_shared())
-    logging::info(
-        "node-shared memory not used: {}; gradients are summed over MPI, in the same order",
-        process_.local_size < process_.world_size
-            ? text::format("the ranks span several nodes ({} of {} on {})", process_.local_size,
-                           process_.world_size, process_.node)
-            : std::string("/dev/shm could not hold the buckets"));
-  loss_scaler_ = std::make_unique<LossScaler>(
-      LossScaler::Options{precision_ == runtime::Precision::kFp16}, state_.loss_scale, device_);
-  TrainStep train_step(*objective_, *update_, *grad_sync_, *comm_, schedule_, *loss_scaler_,
-                       phases_, device_,
-                       {static_cast<uint64_t>(cfg_.run.seed), cfg_.optim.clip_norm, precision_});
-  data::PlanOptions plan;
-  plan.world_size = ranks_.size();
-  plan.rank = ranks_.rank();
-  plan.accum_steps = cfg_.train.accum_steps;
-  plan.max_steps = cfg_.train.max_steps;
-  plan.max_epochs = cfg_.train.max_epochs;
-  data::Prefetcher prefetch(
-      train_set_, data::BatchPlan(batcher_, plan, state_.step, state_.epoch, state_.cursor),
-      static_cast<size_t>(cfg_.data.prefetch), /*pin_memory=*/device_.is_cuda());
-  const auto flags = [&] {
+// One step per global batch. A step's outcome is read once the next step is
+// queued, or where something needs the model as of this step (outcomes_.settle()).
+int Trainer::run() {
+  log_setup();
+  const auto flags = [&] {  // this rank's, asked just before the step's allreduce
     return StepFlags{signals_.requested(),
-                     ranks_.is_main() && cfg_.train.save_every_minutes > 0 &&
-                         seconds_since(last_save_time_) >= 60 * cfg_.train.save_every_minutes};
+                     ranks_.is_main() && save_schedule_.clock_due(Clock::now())};
   };
   model_.module().train();
   const auto start = Clock::now();
-
-  // ---- one step per global batch ----
-  std::optional<StepRecord> unread;  // the last step's, read once the next is queued
   for (;;) {
     std::optional<data::LoadedStep> next;
     {
       auto phase = phases_.enter(Phase::kData, state_.step + 1);
-      next = prefetch.take();
+      next = batches_.take();
     }
     if (!next) break;  // max_steps or max_epochs reached, on every rank alike
     recorder_.set_step(next->plan.step);
-    StepRecord record = train_step.run(*next, flags);
-    if (unread) account(*unread);  // done on the device by now, or nearly
-    unread = std::move(record);
+    outcomes_.queue(train_step_.run(*next, flags));
     state_.step = next->plan.step;
     state_.epoch = next->plan.epoch;
     state_.cursor = next->plan.cursor + 1;
 
-    const bool log_due =
-        state_.step % cfg_.train.log_every == 0 || state_.step == cfg_.train.max_steps;
-    const bool check_due = cfg_.dist.check_every > 0 && state_.step % cfg_.dist.check_every == 0;
-    const bool valid_due = validator_ && state_.step % cfg_.train.valid_every == 0;
-    const bool save_every_due =
-        cfg_.train.save_every > 0 && state_.step % cfg_.train.save_every == 0;
-    // The model as of this step is needed, or a flag asks for a save: this step's outcome first.
-    if (log_due || check_due || valid_due || save_every_due || preempt_ || save_time_) {
-      account(*unread);
-      unread.reset();
+    const int64_t step = state_.step;
+    if (log_.due(step)) {
+      outcomes_.settle();
+      log_.write(state_, schedule_.at(step), phases_.take(), *comm_, device_);
     }
-    if (log_due) log_->write(state_, schedule_.at(state_.step), phases_.take(), *comm_, device_);
-    if (check_due) distributed::check_replicas_equal(params_, *comm_, state_.step);
-    if (valid_due && !validate()) {
-      logging::info("early stop: {} validations without improvement (train.patience)",
-                    state_.checks_without_improvement);
-      break;
+    if (replica_check_.due(step)) {
+      outcomes_.settle();
+      distributed::check_replicas_equal(params_, *comm_, step);
     }
-    if (save_every_due || preempt_ || save_time_) save();
-    save_time_ = false;
-    if (preempt_) {
-      if (signals_.requested()) logging::warn("received signal {}", signals_.signal());
-      logging::info(
-          "preempted: checkpoint of step {} saved; exiting with code {} (run the same "
-          "command again: --resume latest is the default)",
-          state_.step, kExitPreempted);
-      return kExitPreempted;
+    if (validator_ && validator_->due(step)) {
+      outcomes_.settle();
+      if (!validate()) {
+        logging::info("early stop: {} validations without improvement (train.patience)",
+                      state_.checks_without_improvement);
+        break;
+      }
     }
+    if (save_schedule_.due(step, outcomes_.agreed())) {
+      outcomes_.settle();
+      save();
+    }
+    if (outcomes_.agreed().preempt) return stop_preempted();
   }
-  if (unread) account(*unread);
+  outcomes_.settle();
   finished_ = true;
 
   // ---- finish ----
@@ -516,8 +552,9 @@ int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
                  const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
                  PreemptionSignals& signals) {
   watchdog.beat(0, "start-up");
-  Trainer trainer(cfg, resolved_toml, process, watchdog, signals);
-  return trainer.run(resume);
+  if (cfg.train.deterministic) runtime::use_deterministic_algorithms();  // before any CUDA call
+  Trainer trainer(cfg, resolved_toml, resume, process, watchdog, signals);
+  return trainer.run();
 }
 
 }  // namespace train

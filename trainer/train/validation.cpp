@@ -4,8 +4,10 @@
 
 namespace train {
 
-Validator::Validator(const data::Dataset& valid, int64_t batch_tokens)
-    : valid_(valid), batches_(data::length_sorted_batches(valid.lengths(), batch_tokens)) {}
+Validator::Validator(const data::Dataset& valid, int64_t batch_tokens, int64_t every)
+    : valid_(valid),
+      batches_(data::length_sorted_batches(valid.lengths(), batch_tokens)),
+      every_{every} {}
 
 ValidationResult Validator::run(torch::nn::Module& model, task::Objective& objective,
                                 distributed::Communicator& comm, const torch::Device& device,

@@ -10,6 +10,7 @@
 #include "trainer/distributed/communicator.h"
 #include "trainer/runtime/precision.h"
 #include "trainer/task/objective.h"
+#include "trainer/train/step_interval.h"
 
 namespace train {
 
@@ -21,7 +22,9 @@ struct ValidationResult {
 
 class Validator {
  public:
-  Validator(const data::Dataset& valid, int64_t batch_tokens);
+  // Due every `every` steps (train.valid_every).
+  Validator(const data::Dataset& valid, int64_t batch_tokens, int64_t every);
+  bool due(int64_t step) const { return every_.due(step); }
   // Collective, in the training's precision. The model is left in training mode.
   ValidationResult run(torch::nn::Module& model, task::Objective& objective,
                        distributed::Communicator& comm, const torch::Device& device,
@@ -30,6 +33,7 @@ class Validator {
  private:
   const data::Dataset& valid_;
   std::vector<data::GlobalBatch> batches_;
+  const StepInterval every_;
 };
 
 }  // namespace train

@@ -1,0 +1,37 @@
+// The steps' outcomes, read a step late (train/step.h): a step's record is
+// read once the next step is queued, so that on a GPU the host stays a step
+// ahead of the device. settle() reads the last one where something needs the
+// model as of that step (a log line, a check, validation, a checkpoint).
+// Each result read goes to the numerics guard (or, an fp16 overflow, to the
+// log as a message) and to the log interval's sums; the flags the ranks
+// agreed on accumulate until acted on.
+#pragma once
+#include <optional>
+
+#include "trainer/train/interval_log.h"
+#include "trainer/train/numerics_guard.h"
+#include "trainer/train/step.h"
+#include "trainer/train/watchdog.h"
+
+namespace train {
+
+class StepOutcomes {
+ public:
+  StepOutcomes(Watchdog& watchdog, NumericsGuard& guard, IntervalLog& log);
+
+  void queue(StepRecord record);  // reads the one queued before it
+  void settle();                  // reads the last one queued, if not yet
+  const AgreedFlags& agreed() const { return agreed_; }
+  void timed_save_done() { agreed_.save_time = false; }
+
+ private:
+  void read(const StepRecord& record);
+
+  Watchdog& watchdog_;
+  NumericsGuard& guard_;
+  IntervalLog& log_;
+  std::optional<StepRecord> unread_;
+  AgreedFlags agreed_;
+};
+
+}  // namespace train
