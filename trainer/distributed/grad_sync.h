@@ -50,6 +50,7 @@
 
 #include <torch/torch.h>
 
+#include "trainer/distributed/bucket_plan.h"
 #include "trainer/distributed/communicator.h"
 
 namespace distributed {
@@ -58,7 +59,7 @@ namespace distributed {
 void broadcast_parameters(const std::vector<torch::Tensor>& params, Communicator& comm);
 
 struct GradSyncOptions {
-  int64_t bucket_bytes = 25 << 20;
+  int64_t bucket_bytes = 25 << 20;  // a bucket closes once it holds this many bytes
   bool overlap = true;       // false: all buckets start after backward
   bool shard = false;        // reduce-scatter, each rank updates its shard, allgather
   bool node_shared = false;  // sharded, ranks on one machine: through shared memory
@@ -125,17 +126,27 @@ class GradSync {
 
  private:
   struct Bucket {
-    torch::Tensor flat;            // [padded numel] the gradients of its parameters
-    int64_t numel = 0;             // of flat before padding
-    std::vector<size_t> params;    // indices into params_
-    std::vector<int64_t> offsets;  // of each parameter in flat
-    // Sharded: the parameters, flat like the gradients, and this rank's
-    // summed gradient shard; unsharded: this rank's part of `flat` (for the norm).
-    torch::Tensor flat_params, grad_shard;
+    PlannedBucket layout;        // its parameters, their offsets, its padded size, the shards
+    torch::Tensor flat;          // [padded_numel] the gradients of its parameters
+    torch::Tensor flat_params;   // sharded: [padded_numel] the parameters' values, laid out alike
+    torch::Tensor summed_shard;  // sharded: [shard] this rank's shard of flat, summed over ranks
+    torch::Tensor norm_part;     // what this rank adds to the norm: summed_shard, or flat's shard
     std::vector<torch::Tensor> peer_grads;  // node-shared: every rank's `flat`, by rank
     size_t pending = 0;                     // parameters not yet done this step
-    std::unique_ptr<Work> work;             // the allreduce, once started
+    std::unique_ptr<Work> work;             // the collective, once started
   };
+
+  // The constructor's steps.
+  void check_parameters() const;  // each one a leaf that requires grad
+  // Node-shared: [total parameters | total per rank's gradients] mapped by all
+  // ranks, or nothing (collective).
+  std::optional<torch::Tensor> node_shared_buffers(int64_t total);
+  // The bucket's tensors: views of `shared` where every rank maps the buckets, else its own.
+  Bucket allocate_bucket(const PlannedBucket& layout, const std::optional<torch::Tensor>& shared,
+                         int64_t total) const;
+  void place_parameters(size_t b);    // .grad (sharded: values too) views into bucket b
+  void assign_shard(Bucket& bucket);  // summed_shard and the shard's parameters, or norm_part
+  void add_gradient_hooks();
 
   // The parameter's gradient into its bucket view, which becomes its .grad
   // again: a gradient backward left elsewhere is copied, none is zeros.
@@ -144,30 +155,27 @@ class GradSync {
   void start_ready_buckets();            // in order, stopping at the first incomplete one
   std::unique_ptr<Work> launch(Bucket& bucket);  // the bucket's collective, non-blocking
   void complete(Bucket& bucket);                 // the same, blocking
-  // Node-shared: [total parameters | total per rank's gradients] mapped by all
-  // ranks, or nothing (collective).
-  std::optional<torch::Tensor> node_shared_buffers(int64_t total);
   void sum_shared_shards();  // node-shared: this rank's summed shards (collective)
-  int64_t shard_numel(const Bucket& bucket) const {
-    return bucket.flat.numel() / comm_.world_size();
+  const Range& own_shard(const Bucket& bucket) const {  // this rank's (bucket_plan.h)
+    return bucket.layout.shards[comm_.rank()];
   }
 
-  std::vector<torch::Tensor> params_;
-  Communicator& comm_;
-  GradSyncOptions options_;
-  std::vector<Bucket> buckets_;
-  std::vector<torch::Tensor> shard_params_;
-  std::vector<size_t> bucket_of_;          // param index -> bucket index
-  std::vector<torch::Tensor> grad_views_;  // param index -> its gradient's view into its bucket
-  std::vector<bool> done_;                 // param index -> gradient complete this step
-  size_t next_to_start_ = 0;
-  bool armed_ = false;  // hooks act (the last micro-batch's backward)
-  bool node_shared_ = false;
+  std::vector<torch::Tensor> params_;        // as given; their .grad (sharded: values) bucket views
+  Communicator& comm_;                       // the ranks' collectives
+  GradSyncOptions options_;                  // as given
+  std::vector<Bucket> buckets_;              // in launch order
+  std::vector<torch::Tensor> shard_params_;  // sharded: per bucket, see shard_parameters()
+  std::vector<size_t> bucket_of_;            // param index -> bucket index
+  std::vector<torch::Tensor> grad_views_;    // param index -> its gradient's view into its bucket
+  std::vector<bool> done_;                   // param index -> gradient complete this step
+  size_t next_to_start_ = 0;                 // buckets before it are started this step
+  bool armed_ = false;        // hooks start buckets (the last micro-batch's backward, overlap)
+  bool node_shared_ = false;  // buckets in memory every rank maps: see node_shared()
   // Each parameter's AccumulateGrad node (a shared_ptr in LibTorch 1.13, an
   // intrusive_ptr in 2.x) and its post hook's key.
   using Accumulator = decltype(torch::autograd::impl::grad_accumulator(torch::Tensor()));
   std::vector<std::pair<Accumulator, uintptr_t>> hooks_;
-  Stats stats_;
+  Stats stats_;  // see stats()
 };
 
 }  // namespace distributed
