@@ -20,6 +20,23 @@ void broadcast_parameters(const std::vector<torch::Tensor>& params, Communicator
   }
 }
 
+namespace {
+
+constexpr int64_t kLine = 16;  // elements: 64 bytes of float32
+
+std::vector<ParameterShape> shapes_of(const std::vector<torch::Tensor>& params) {
+  std::vector<ParameterShape> shapes;
+  for (const auto& p : params) shapes.push_back({p.numel(), p.scalar_type(), p.device()});
+  return shapes;
+}
+
+// The part of a flat tensor laid out like a bucket where `p` lies, shaped like it.
+torch::Tensor place_of(const torch::Tensor& flat, int64_t offset, const torch::Tensor& p) {
+  return flat.narrow(0, offset, p.numel()).view_as(p);
+}
+
+}  // namespace
+
 GradSync::GradSync(const std::vector<torch::Tensor>& params, Communicator& comm,
                    GradSyncOptions options)
     : params_(params),
@@ -29,91 +46,91 @@ GradSync::GradSync(const std::vector<torch::Tensor>& params, Communicator& comm,
       grad_views_(params.size()),
       done_(params.size(), false) {
   if (options_.bucket_bytes <= 0) throw std::invalid_argument("GradSync: bucket_bytes must be > 0");
-
-  // Buckets: parameters in reverse order, a new bucket when the current one is
-  // full or the dtype/device changes.
-  std::vector<std::vector<size_t>> groups;
-  int64_t bytes = 0;
-  for (size_t k = params_.size(); k-- > 0;) {
-    const torch::Tensor& p = params_[k];
-    if (!p.requires_grad() || !p.is_leaf())
-      throw std::invalid_argument("GradSync: parameter " + std::to_string(k) +
-                                  " is not a leaf that requires grad");
-    const bool fits = !groups.empty() && bytes < options_.bucket_bytes &&
-                      params_[groups.back().front()].options().dtype() == p.options().dtype() &&
-                      params_[groups.back().front()].device() == p.device();
-    if (!fits) {
-      groups.emplace_back();
-      bytes = 0;
-    }
-    groups.back().push_back(k);
-    bytes += p.numel() * static_cast<int64_t>(p.element_size());
-  }
-
-  // Every parameter starts on a 64-byte line (16 float32) of its bucket, and
-  // sharded buckets split into world_size equal shards of whole lines.
+  check_parameters();
   torch::NoGradGuard no_grad;
-  const int64_t world = comm_.world_size(), rank = comm_.rank();
-  const auto round_up = [](int64_t n, int64_t to) { return (n + to - 1) / to * to; };
-  const int64_t align = options_.shard ? world * 16 : 1;
-  int64_t total = 0;  // all buckets' elements
-  for (const auto& group : groups) {
-    Bucket bucket;
-    int64_t numel = 0;
-    for (size_t k : group) {
-      numel = round_up(numel, 16);
-      bucket.offsets.push_back(numel);
-      numel += params_[k].numel();
-    }
-    bucket.params = group;
-    bucket.numel = numel;
-    total += round_up(numel, align);
-    buckets_.push_back(std::move(bucket));
-  }
-  const std::optional<torch::Tensor> shared = node_shared_buffers(total);
+  const BucketPlan plan = plan_buckets(
+      shapes_of(params_), {options_.bucket_bytes, kLine, comm_.world_size(), options_.shard});
+  const std::optional<torch::Tensor> shared = node_shared_buffers(plan.numel);
   node_shared_ = shared.has_value();
-
-  int64_t start = 0;  // of the bucket in the shared regions
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    Bucket& bucket = buckets_[b];
-    const auto options = params_[bucket.params.front()].options();
-    const int64_t padded = round_up(bucket.numel, align);
-    if (shared) {  // [parameters | rank 0's gradients | rank 1's | ...], each `total` long
-      for (int64_t r = 0; r < world; ++r)
-        bucket.peer_grads.push_back(shared->narrow(0, total * (1 + r) + start, padded));
-      bucket.flat = bucket.peer_grads[rank];
-      bucket.flat_params = shared->narrow(0, start, padded);
-      start += padded;
-    } else {
-      bucket.flat = torch::zeros({padded}, options);
-      if (options_.shard) bucket.flat_params = torch::zeros_like(bucket.flat);
-    }
-    for (size_t j = 0; j < bucket.params.size(); ++j) {
-      torch::Tensor& p = params_[bucket.params[j]];
-      grad_views_[bucket.params[j]] =
-          bucket.flat.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
-      p.mutable_grad() = grad_views_[bucket.params[j]];
-      if (options_.shard) {  // the parameter's values move into the bucket, which it then views
-        torch::Tensor view = bucket.flat_params.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
-        if (!shared || rank == 0) view.copy_(p);  // shared: every rank's values are rank 0's
-        p.set_data(view);
-      }
-      bucket_of_[bucket.params[j]] = b;
-    }
-    if (options_.shard) {
-      const int64_t n = padded / world;
-      bucket.grad_shard = world == 1 ? bucket.flat : torch::empty({n}, options);
-      shard_params_.push_back(bucket.flat_params.narrow(0, rank * n, n).detach());
-      shard_params_.back().mutable_grad() = bucket.grad_shard;
-    } else {  // every rank has all gradients; each takes its part of the norm
-      const int64_t begin = bucket.numel * rank / world, end = bucket.numel * (rank + 1) / world;
-      bucket.grad_shard = bucket.flat.narrow(0, begin, end - begin);
-    }
+  for (size_t b = 0; b < plan.buckets.size(); ++b) {
+    buckets_.push_back(allocate_bucket(plan.buckets[b], shared, plan.numel));
+    place_parameters(b);
+    assign_shard(buckets_[b]);
   }
   if (shared) comm_.barrier();  // rank 0's parameter values in place for every rank
+  add_gradient_hooks();
+}
 
-  // A post hook on each parameter's AccumulateGrad node runs right after
-  // autograd has added this backward's gradient into .grad.
+void GradSync::check_parameters() const {
+  for (size_t k = 0; k < params_.size(); ++k)
+    if (!params_[k].requires_grad() || !params_[k].is_leaf())
+      throw std::invalid_argument("GradSync: parameter " + std::to_string(k) +
+                                  " is not a leaf that requires grad");
+}
+
+std::optional<torch::Tensor> GradSync::node_shared_buffers(int64_t total) {
+  const bool cpu_float = std::all_of(params_.begin(), params_.end(), [](const torch::Tensor& p) {
+    return p.device().is_cpu() && p.scalar_type() == torch::kFloat;
+  });
+  if (!options_.shard || !options_.node_shared || comm_.world_size() == 1 || !cpu_float)
+    return std::nullopt;
+  return node_shared_memory(comm_, total * (1 + comm_.world_size()));
+}
+
+// Node-shared: [parameters | rank 0's gradients | rank 1's | ...], each `total`
+// long, the bucket at layout.begin in each.
+GradSync::Bucket GradSync::allocate_bucket(const PlannedBucket& layout,
+                                           const std::optional<torch::Tensor>& shared,
+                                           int64_t total) const {
+  Bucket bucket;
+  bucket.layout = layout;
+  if (shared) {
+    const auto region = [&](int64_t k) {
+      return shared->narrow(0, total * k + layout.begin, layout.padded_numel);
+    };
+    for (int64_t r = 0; r < comm_.world_size(); ++r) bucket.peer_grads.push_back(region(1 + r));
+    bucket.flat = bucket.peer_grads[comm_.rank()];
+    bucket.flat_params = region(0);
+  } else {
+    bucket.flat = torch::zeros({layout.padded_numel}, params_[layout.params.front()].options());
+    if (options_.shard) bucket.flat_params = torch::zeros_like(bucket.flat);
+  }
+  return bucket;
+}
+
+void GradSync::place_parameters(size_t b) {
+  const Bucket& bucket = buckets_[b];
+  for (size_t j = 0; j < bucket.layout.params.size(); ++j) {
+    const size_t k = bucket.layout.params[j];
+    const int64_t offset = bucket.layout.offsets[j];
+    torch::Tensor& p = params_[k];
+    grad_views_[k] = place_of(bucket.flat, offset, p);
+    p.mutable_grad() = grad_views_[k];
+    if (options_.shard) {  // the parameter's values move into the bucket, which it then views
+      torch::Tensor values = place_of(bucket.flat_params, offset, p);
+      if (!node_shared_ || comm_.rank() == 0) values.copy_(p);  // shared: rank 0's for all
+      p.set_data(values);
+    }
+    bucket_of_[k] = b;
+  }
+}
+
+void GradSync::assign_shard(Bucket& bucket) {
+  const Range& shard = own_shard(bucket);
+  if (!options_.shard) {  // every rank has all gradients; each takes its shard's norm
+    bucket.norm_part = bucket.flat.narrow(0, shard.begin, shard.numel);
+    return;
+  }
+  bucket.summed_shard =
+      comm_.world_size() == 1 ? bucket.flat : torch::empty({shard.numel}, bucket.flat.options());
+  bucket.norm_part = bucket.summed_shard;
+  shard_params_.push_back(bucket.flat_params.narrow(0, shard.begin, shard.numel).detach());
+  shard_params_.back().mutable_grad() = bucket.summed_shard;
+}
+
+// A post hook on each parameter's AccumulateGrad node runs right after
+// autograd has added this backward's gradient into .grad.
+void GradSync::add_gradient_hooks() {
   for (size_t k = 0; k < params_.size(); ++k) {
     auto accumulator = torch::autograd::impl::grad_accumulator(params_[k]);
     const uintptr_t key =
@@ -135,7 +152,7 @@ GradSync::~GradSync() {
 
 std::vector<std::vector<size_t>> GradSync::bucket_layout() const {
   std::vector<std::vector<size_t>> layout;
-  for (const auto& bucket : buckets_) layout.push_back(bucket.params);
+  for (const auto& bucket : buckets_) layout.push_back(bucket.layout.params);
   return layout;
 }
 
@@ -159,7 +176,7 @@ void GradSync::prepare(bool last) {
   armed_ = last && options_.overlap && !node_shared_;  // node-shared: nothing to launch
   if (!armed_) return;
   std::fill(done_.begin(), done_.end(), false);
-  for (auto& bucket : buckets_) bucket.pending = bucket.params.size();
+  for (auto& bucket : buckets_) bucket.pending = bucket.layout.params.size();
   next_to_start_ = 0;
 }
 
@@ -183,24 +200,15 @@ void GradSync::start_ready_buckets() {
 }
 
 std::unique_ptr<Work> GradSync::launch(Bucket& bucket) {
-  return options_.shard ? comm_.ireduce_scatter_sum(bucket.flat, bucket.grad_shard)
+  return options_.shard ? comm_.ireduce_scatter_sum(bucket.flat, bucket.summed_shard)
                         : comm_.iallreduce_sum(bucket.flat);
 }
 
 void GradSync::complete(Bucket& bucket) {
   if (options_.shard)
-    comm_.reduce_scatter_sum(bucket.flat, bucket.grad_shard);
+    comm_.reduce_scatter_sum(bucket.flat, bucket.summed_shard);
   else
     comm_.allreduce_sum(bucket.flat);
-}
-
-std::optional<torch::Tensor> GradSync::node_shared_buffers(int64_t total) {
-  const bool cpu_float = std::all_of(params_.begin(), params_.end(), [](const torch::Tensor& p) {
-    return p.device().is_cpu() && p.scalar_type() == torch::kFloat;
-  });
-  if (!options_.shard || !options_.node_shared || comm_.world_size() == 1 || !cpu_float)
-    return std::nullopt;
-  return node_shared_memory(comm_, total * (1 + comm_.world_size()));
 }
 
 // In the MPI ring's order (mpi_ring.cpp): shard r is
@@ -210,12 +218,12 @@ void GradSync::sum_shared_shards() {
   comm_.barrier();  // every rank's backward done: its gradients are final
   const int64_t world = comm_.world_size(), rank = comm_.rank();
   for (auto& bucket : buckets_) {
-    const int64_t n = shard_numel(bucket), begin = rank * n;
+    const Range& shard = own_shard(bucket);
     const auto shard_of = [&](int64_t r) {
-      return bucket.peer_grads[r % world].narrow(0, begin, n);
+      return bucket.peer_grads[r % world].narrow(0, shard.begin, shard.numel);
     };
-    torch::add_out(bucket.grad_shard, shard_of(rank + 1), shard_of(rank + 2));
-    for (int64_t k = 3; k <= world; ++k) bucket.grad_shard.add_(shard_of(rank + k));
+    torch::add_out(bucket.summed_shard, shard_of(rank + 1), shard_of(rank + 2));
+    for (int64_t k = 3; k <= world; ++k) bucket.summed_shard.add_(shard_of(rank + k));
   }
 }
 
@@ -251,7 +259,7 @@ torch::Tensor GradSync::sum_of_squares() const {
   torch::NoGradGuard no_grad;
   torch::Tensor sum = torch::zeros({}, buckets_.front().flat.options().dtype(torch::kDouble));
   for (const auto& bucket : buckets_)
-    sum += bucket.grad_shard.dot(bucket.grad_shard).to(torch::kDouble);
+    sum += bucket.norm_part.dot(bucket.norm_part).to(torch::kDouble);
   return sum;
 }
 
@@ -269,12 +277,12 @@ std::vector<torch::Tensor> GradSync::to_shards(
   std::vector<torch::Tensor> shards;
   for (const auto& bucket : buckets_) {
     torch::Tensor flat = torch::zeros_like(bucket.flat);
-    for (size_t j = 0; j < bucket.params.size(); ++j) {
-      const torch::Tensor& t = per_parameter.at(bucket.params[j]);
-      flat.narrow(0, bucket.offsets[j], t.numel()).copy_(t.reshape({-1}));
+    for (size_t j = 0; j < bucket.layout.params.size(); ++j) {
+      const torch::Tensor& t = per_parameter.at(bucket.layout.params[j]);
+      place_of(flat, bucket.layout.offsets[j], t).copy_(t);
     }
-    const int64_t n = shard_numel(bucket);
-    shards.push_back(flat.narrow(0, comm_.rank() * n, n).clone());
+    const Range& shard = own_shard(bucket);
+    shards.push_back(flat.narrow(0, shard.begin, shard.numel).clone());
   }
   return shards;
 }
@@ -284,13 +292,13 @@ std::vector<torch::Tensor> GradSync::from_shards(const std::vector<torch::Tensor
   std::vector<torch::Tensor> per_parameter(params_.size());
   for (size_t b = 0; b < buckets_.size(); ++b) {
     const Bucket& bucket = buckets_[b];
-    const int64_t n = shard_numel(bucket);
+    const Range& shard = own_shard(bucket);
     torch::Tensor flat = torch::empty_like(bucket.flat);
-    flat.narrow(0, comm_.rank() * n, n).copy_(shards.at(b));
+    flat.narrow(0, shard.begin, shard.numel).copy_(shards.at(b));
     comm_.allgather_in_place(flat);
-    for (size_t j = 0; j < bucket.params.size(); ++j) {
-      const torch::Tensor& p = params_[bucket.params[j]];
-      per_parameter[bucket.params[j]] = flat.narrow(0, bucket.offsets[j], p.numel()).view_as(p);
+    for (size_t j = 0; j < bucket.layout.params.size(); ++j) {
+      const size_t k = bucket.layout.params[j];
+      per_parameter[k] = place_of(flat, bucket.layout.offsets[j], params_[k]);
     }
   }
   return per_parameter;

@@ -1,4 +1,5 @@
-// Data-parallel gradient synchronisation, as PyTorch DDP's reducer does it:
+// Data-parallel gradient synchronisation, as PyTorch DDP's reducer does it
+// (docs/DESIGN.md, "Gradient buckets and the NCCL communicator"):
 //
 //   GradSync sync(params, comm, options);      // after broadcast_parameters
 //   every step:
@@ -9,39 +10,12 @@
 //     scale = clip_scale(sync.sum_of_squares() summed over ranks, global_target_tokens, max_norm)
 //     optimizer step on gradients * scale.factor (train/adam_step.h)
 //
-// Gradients live in flat buckets of ~bucket_bytes (parameters taken in
-// reverse registration order, roughly the order backward produces them);
-// every parameter's .grad is a view into its bucket: a hook on each
-// parameter's gradient accumulator copies the step's first gradient in (see
-// zero_grad), and autograd adds the later micro-batches' straight into the
-// buffer that is sent. With overlap, the hook also marks it done during the last micro-
-// batch's backward; as a bucket completes its allreduce starts, in bucket
-// order (every rank issues the same collectives in the same order), while
-// backward goes on with earlier layers. Earlier micro-batches only
-// accumulate: one allreduce per step, whatever accum_steps is.
-//
-// synchronize() starts the buckets still waiting (overlap off, parameters that
-// got no gradient, a rank whose last micro-batch was empty) and waits for all.
-// It must come before any other collective of the step: ranks may differ in
-// how many buckets backward started, never in the order they are issued.
-//
-// Sharded (options.shard, ZeRO stage 1 as in Rajbhandari et al. 2020): each
-// bucket is padded to world_size equal shards; its collective is a
-// reduce-scatter, after which this rank holds the summed gradients of its own
-// shard only (shard_parameters()[b].grad()), and the optimizer updates only
-// that shard of the parameters, which live in flat buckets too (every
-// parameter a view into its bucket). gather_parameters() then allgathers the
-// updated shards. The same bytes move as with one allreduce; the update, its
-// optimizer state and the gradient norm's pass are split over the ranks.
-//
-// Node-shared (options.node_shared, sharded, CPU float32 parameters, every
-// rank on this machine: node_shared_memory.h): the parameter buckets exist
-// once, in memory all ranks map, and every rank's gradient buckets are in it
-// too. synchronize() waits at a barrier for every backward, then each rank
-// sums its shard of each bucket straight from the others' gradients (no
-// copies, nothing to overlap); gather_parameters() is a barrier after which
-// every rank's updated shard is already everyone's. The summed shards equal
-// the reduce-scatter's bitwise: both add in the ring's order.
+// Every parameter's .grad is a view into a flat bucket (bucket_plan.h), so
+// autograd accumulates into the buffer that is sent; with overlap, a bucket's
+// collective starts during the last backward as soon as its gradients are done.
+// Sharded (ZeRO stage 1), a reduce-scatter leaves each rank the summed
+// gradients of its shard, which it updates; gather_parameters() allgathers.
+// Node-shared, the buckets live in memory every rank of this machine maps.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -50,6 +24,7 @@
 
 #include <torch/torch.h>
 
+#include "trainer/distributed/bucket_plan.h"
 #include "trainer/distributed/communicator.h"
 
 namespace distributed {
@@ -58,18 +33,16 @@ namespace distributed {
 void broadcast_parameters(const std::vector<torch::Tensor>& params, Communicator& comm);
 
 struct GradSyncOptions {
-  int64_t bucket_bytes = 25 << 20;
+  int64_t bucket_bytes = 25 << 20;  // a bucket closes once it holds this many bytes
   bool overlap = true;       // false: all buckets start after backward
   bool shard = false;        // reduce-scatter, each rank updates its shard, allgather
   bool node_shared = false;  // sharded, ranks on one machine: through shared memory
 };
 
-// What turns the summed gradients into the update's: g = sum / divisor, times
-// max_norm / (norm + 1e-6) when that is below 1 (max_norm inf: no clip), as
-// torch::nn::utils::clip_grad_norm_ clips. The optimizer applies the factor as
-// it reads each gradient (train/adam_step.h): no pass of its own. Computed on
-// the gradients' device in float64 (0-dim tensors in and out), so that the
-// host need not wait for the step to decide how it updates.
+// What turns the summed gradients into the update's: g = sum / divisor,
+// clipped as torch::nn::utils::clip_grad_norm_ clips (max_norm inf: no clip).
+// 0-dim float64 tensors on the gradients' device, so the host need not wait;
+// the optimizer applies the factor as it reads each gradient (train/adam_step.h).
 struct GradScale {
   torch::Tensor norm;    // of sum / divisor, before clipping
   torch::Tensor factor;  // clip coefficient / divisor
@@ -82,16 +55,13 @@ class GradSync {
   GradSync(const std::vector<torch::Tensor>& params, Communicator& comm, GradSyncOptions options);
   ~GradSync();  // removes the hooks
 
-  // Before a step's first backward. The gradients become undefined, as with
-  // PyTorch's zero_grad(set_to_none) under DDP's gradient_as_bucket_view:
-  // autograd hands each parameter's first gradient of the step over (no
-  // addition into zeros), a hook copies it into the bucket view, and later
-  // micro-batches add into that view; synchronize() zeroes the views of
-  // parameters that got no gradient. No pass of its own over the buckets.
+  // Before a step's first backward: the gradients become undefined (DDP's
+  // set_to_none), and a hook copies each one's first gradient into its bucket view.
   void zero_grad();
   // Before a micro-batch's backward; `last`: this backward completes the step's gradients.
   void prepare(bool last);
-  // Collective: every bucket's allreduce started (in order) and finished.
+  // Collective: every bucket's collective started (in order) and finished;
+  // parameters that got no gradient get zeros. Before any other collective of the step.
   void synchronize();
   // This rank's part of the summed gradients' squared norm (its shard of each
   // bucket): summed over ranks, the whole. A 0-dim double tensor on the
@@ -125,17 +95,27 @@ class GradSync {
 
  private:
   struct Bucket {
-    torch::Tensor flat;            // [padded numel] the gradients of its parameters
-    int64_t numel = 0;             // of flat before padding
-    std::vector<size_t> params;    // indices into params_
-    std::vector<int64_t> offsets;  // of each parameter in flat
-    // Sharded: the parameters, flat like the gradients, and this rank's
-    // summed gradient shard; unsharded: this rank's part of `flat` (for the norm).
-    torch::Tensor flat_params, grad_shard;
+    PlannedBucket layout;        // its parameters, their offsets, its padded size, the shards
+    torch::Tensor flat;          // [padded_numel] the gradients of its parameters
+    torch::Tensor flat_params;   // sharded: [padded_numel] the parameters' values, laid out alike
+    torch::Tensor summed_shard;  // sharded: [shard] this rank's shard of flat, summed over ranks
+    torch::Tensor norm_part;     // what this rank adds to the norm: summed_shard, or flat's shard
     std::vector<torch::Tensor> peer_grads;  // node-shared: every rank's `flat`, by rank
     size_t pending = 0;                     // parameters not yet done this step
-    std::unique_ptr<Work> work;             // the allreduce, once started
+    std::unique_ptr<Work> work;             // the collective, once started
   };
+
+  // The constructor's steps.
+  void check_parameters() const;  // each one a leaf that requires grad
+  // Node-shared: [total parameters | total per rank's gradients] mapped by all
+  // ranks, or nothing (collective).
+  std::optional<torch::Tensor> node_shared_buffers(int64_t total);
+  // The bucket's tensors: views of `shared` where every rank maps the buckets, else its own.
+  Bucket allocate_bucket(const PlannedBucket& layout, const std::optional<torch::Tensor>& shared,
+                         int64_t total) const;
+  void place_parameters(size_t b);    // .grad (sharded: values too) views into bucket b
+  void assign_shard(Bucket& bucket);  // summed_shard and the shard's parameters, or norm_part
+  void add_gradient_hooks();
 
   // The parameter's gradient into its bucket view, which becomes its .grad
   // again: a gradient backward left elsewhere is copied, none is zeros.
@@ -144,30 +124,27 @@ class GradSync {
   void start_ready_buckets();            // in order, stopping at the first incomplete one
   std::unique_ptr<Work> launch(Bucket& bucket);  // the bucket's collective, non-blocking
   void complete(Bucket& bucket);                 // the same, blocking
-  // Node-shared: [total parameters | total per rank's gradients] mapped by all
-  // ranks, or nothing (collective).
-  std::optional<torch::Tensor> node_shared_buffers(int64_t total);
   void sum_shared_shards();  // node-shared: this rank's summed shards (collective)
-  int64_t shard_numel(const Bucket& bucket) const {
-    return bucket.flat.numel() / comm_.world_size();
+  const Range& own_shard(const Bucket& bucket) const {  // this rank's (bucket_plan.h)
+    return bucket.layout.shards[comm_.rank()];
   }
 
-  std::vector<torch::Tensor> params_;
-  Communicator& comm_;
-  GradSyncOptions options_;
-  std::vector<Bucket> buckets_;
-  std::vector<torch::Tensor> shard_params_;
-  std::vector<size_t> bucket_of_;          // param index -> bucket index
-  std::vector<torch::Tensor> grad_views_;  // param index -> its gradient's view into its bucket
-  std::vector<bool> done_;                 // param index -> gradient complete this step
-  size_t next_to_start_ = 0;
-  bool armed_ = false;  // hooks act (the last micro-batch's backward)
-  bool node_shared_ = false;
+  std::vector<torch::Tensor> params_;        // as given; their .grad (sharded: values) bucket views
+  Communicator& comm_;                       // the ranks' collectives
+  GradSyncOptions options_;                  // as given
+  std::vector<Bucket> buckets_;              // in launch order
+  std::vector<torch::Tensor> shard_params_;  // sharded: per bucket, see shard_parameters()
+  std::vector<size_t> bucket_of_;            // param index -> bucket index
+  std::vector<torch::Tensor> grad_views_;    // param index -> its gradient's view into its bucket
+  std::vector<bool> done_;                   // param index -> gradient complete this step
+  size_t next_to_start_ = 0;                 // buckets before it are started this step
+  bool armed_ = false;        // hooks start buckets (the last micro-batch's backward, overlap)
+  bool node_shared_ = false;  // buckets in memory every rank maps: see node_shared()
   // Each parameter's AccumulateGrad node (a shared_ptr in LibTorch 1.13, an
   // intrusive_ptr in 2.x) and its post hook's key.
   using Accumulator = decltype(torch::autograd::impl::grad_accumulator(torch::Tensor()));
   std::vector<std::pair<Accumulator, uintptr_t>> hooks_;
-  Stats stats_;
+  Stats stats_;  // see stats()
 };
 
 }  // namespace distributed

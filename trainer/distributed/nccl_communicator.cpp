@@ -16,17 +16,10 @@
 
 #include "launch/logging.h"
 
-// Events: c10::Event, never a raw cudaEvent_t. cudaEventQuery answers
-// cudaErrorNotReady while the work is pending, and the CUDA runtime keeps
-// that answer as the calling thread's last error; the next ATen kernel's
-// launch check (C10_CUDA_KERNEL_LAUNCH_CHECK: cudaGetLastError) would then
-// throw "device not ready" from an unrelated kernel. c10's query
-// (c10/cuda/impl/CUDAGuardImpl.h, queryEvent) clears it with
-// cudaGetLastError, as NCCL does around its own queries (CUDACLEARERROR).
-// Its record and block also set the stream's device for their duration and
-// restore the caller's, and its destructor destroys the event on the
-// device that recorded it. The other CUDA runtime calls here (cudaGetDevice,
-// cudaStreamSynchronize) answer success or a real error, never "not ready".
+// Events are c10::Event, never a raw cudaEvent_t: c10's query clears the "not
+// ready" that a raw query leaves as the thread's last CUDA error, for the next
+// ATen kernel to throw. Why each CUDA and NCCL call here is made as it is:
+// docs/DESIGN.md, "Gradient buckets and the NCCL communicator".
 
 namespace distributed {
 
@@ -93,19 +86,12 @@ struct NcclCommunicator::State {
   std::string first_error;             // the asynchronous error that led to the abort, if one did
 
   // The compute stream: LibTorch's current stream of this rank's device, on
-  // the calling thread (autograd's device thread runs backward on the stream
-  // the forward pass used). c10::Event records on and blocks a stream under
-  // a guard of that stream's device, so the default stream's handle 0 (the
-  // legacy default stream of whichever device is current) means this
-  // rank's device there, whatever thread calls.
+  // the calling thread (autograd's device thread runs backward on the forward's).
   c10::Stream compute() const { return c10::cuda::getCurrentCUDAStream(device); }
 
-  // Every collective: the rank's device must be current. runtime/device.h made
-  // it so at start-up (the main thread) and autograd's device thread sets it
-  // for itself; another one means something switched it, and LibTorch's work
-  // of this step went to another GPU: fail loudly, naming both. The guard then
-  // holds it for the collective's CUDA and NCCL calls (as ProcessGroupNCCL's
-  // collectives do).
+  // Every collective: this rank's device must be current (another one means
+  // LibTorch's work of this step went to another GPU: fail, naming both); the
+  // guard holds it for the collective's CUDA and NCCL calls.
   c10::cuda::CUDAGuard enter() const {
     int current = -1;
     CUDA_CHECK(cudaGetDevice(&current));
@@ -134,13 +120,9 @@ struct NcclCommunicator::State {
     done.record(stream);
     return done;
   }
-  // NCCL's asynchronous error (a peer failed, a network error), or "". Asked
-  // by the main thread and by the watchdog's; NCCL does not promise that
-  // ncclCommGetAsyncError is thread-safe (its "Thread safety" page; 2.28's
-  // reads atomics, but completes a pending group job for non-blocking
-  // communicators), so calls are serialised, as ProcessGroupNCCL's
-  // NCCLComm::checkForNcclError does under its mutex.
-  // After an abort: the error that caused it (the one worth reporting).
+  // NCCL's asynchronous error (a peer failed, a network error), or "": asked by
+  // the main thread and the watchdog's, so serialised (NCCL does not promise
+  // the query is thread-safe). After an abort: the error that caused it.
   std::string async_error() {
     const std::lock_guard<std::mutex> lock(mutex);
     if (aborted) return first_error.empty() ? "the NCCL communicator was aborted" : first_error;
@@ -165,14 +147,10 @@ struct NcclCommunicator::State {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
-  // From any thread (the main one on an error, the watchdog's helper thread).
-  // ncclCommAbort sets the device itself, but restores the caller's
-  // afterwards (group.cc: cudaGetDevice, ..., cudaSetDevice(saved)): on a
-  // thread that never chose one, that is device 0 and a new context there.
-  // Under this rank's device guard it is this rank's. It may also block
-  // (NVIDIA/nccl#992, #1777: commFree joins the proxy thread), so it runs
-  // outside the mutex (an error query meanwhile sees `aborted` and leaves
-  // comm alone) and the watchdog bounds the wait (train/watchdog.h).
+  // From any thread (the main one on an error, the watchdog's helper thread),
+  // under this rank's device guard (on a thread that never chose a device,
+  // NCCL would make a context on device 0). It may block, so it runs outside
+  // the mutex, and the watchdog bounds the wait (train/watchdog.h).
   void abort() {
     {
       const std::lock_guard<std::mutex> lock(mutex);

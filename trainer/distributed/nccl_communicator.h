@@ -15,7 +15,7 @@
 //     makes them (a bucket started on autograd's device thread, the
 //     watchdog's abort). Events are c10's, which set the stream's device
 //     around each call themselves, and whose query clears CUDA's "not ready"
-//     (see the .cpp).
+//     (docs/DESIGN.md, "Gradient buckets and the NCCL communicator").
 //   - Collectives progress on the GPU and NCCL's proxy thread by themselves:
 //     nothing needs to poll them (needs_progress_polls() is false).
 //   - Every CUDA and NCCL call is checked; a host wait polls
