@@ -15,10 +15,10 @@
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/shard_reader.h"
-#include "tests/test_paths.h"
 #include "tests/unit/error_message.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
+#include "tests/unit/test_paths.h"
 
 namespace {
 

@@ -21,9 +21,9 @@
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/shard_reader.h"
 #include "data_pipeline/tokenizer.h"
-#include "tests/test_paths.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
+#include "tests/unit/test_paths.h"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include "data_pipeline/batch_plan.h"
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/loader/prefetcher.h"
-#include "tests/test_paths.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
+#include "tests/unit/test_paths.h"
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tests/test_paths.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
+#include "tests/unit/test_paths.h"
 
 namespace {
 

@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "tests/test_paths.h"
 #include "tests/unit/error_message.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
+#include "tests/unit/test_paths.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/train_state.h"
 
