@@ -9,6 +9,7 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -147,21 +148,28 @@ class Progress {
   double last_ = 0;
 };
 
+// What one rank wrote of a split.
+struct RangeWritten {
+  std::vector<ShardEntry> shards;  // in example order, named by rank_shard_name
+  CleaningReport cleaning;         // what cleaning kept and dropped of the range
+};
+
 // Encodes this rank's range of a split into shards of at most shard_size
 // examples (and shard_bytes, when set); with `labels` (classification), tgt
-// is the label's name. Returns the shards and what cleaning dropped.
-std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
-    const fs::path& dir, const std::string& split, const PairSource& pairs,
-    const Tokenizers& tokenizers, const LabelSet& labels, const ShardAttrs& attrs,
-    const PrepareOptions& options, const launch::Ranks& ranks) {
-  std::vector<ShardEntry> shards;
-  CleaningReport report;
+// is the label's name.
+RangeWritten write_range(const fs::path& dir, const std::string& split, const PairSource& pairs,
+                         const Tokenizers& tokenizers, const LabelSet& labels,
+                         const ShardAttrs& attrs, const PrepareOptions& options,
+                         const launch::Ranks& ranks) {
+  RangeWritten written;
   ShardData shard;
   const auto flush = [&] {
-    const auto name = rank_shard_name(split, ranks.rank(), static_cast<int64_t>(shards.size()));
+    const auto name =
+        rank_shard_name(split, ranks.rank(), static_cast<int64_t>(written.shards.size()));
     write_shard(dir / name, shard, attrs, options.shard);
-    shards.push_back({name, shard.size(), static_cast<int64_t>(shard.src.tokens.size()),
-                      static_cast<int64_t>(shard.tgt.tokens.size()), sha256_file(dir / name)});
+    written.shards.push_back({name, shard.size(), static_cast<int64_t>(shard.src.tokens.size()),
+                              static_cast<int64_t>(shard.tgt.tokens.size()),
+                              sha256_file(dir / name)});
     shard = ShardData{};
   };
   const auto bytes = [&] {  // on disk, roughly: int32 tokens, int64 offsets and ids
@@ -172,12 +180,13 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
   Progress progress(ranks, split, end - begin);
   // The token cap is a cleaning rule: training split, text tasks (prepare.h).
   const bool capped = split == "train" && !is_synthetic_task(options.task);
-  pairs.read(begin, end, report, [&](SentencePair& pair) {
+  pairs.read(begin, end, written.cleaning, [&](SentencePair& pair) {
     std::vector<int32_t> src = tokenizers.src->encode(pair.src);
     std::vector<int32_t> tgt;
     if (attrs.num_labels == 0) tgt = tokenizers.tgt->encode(pair.tgt);
-    if (capped && !within_token_cap(static_cast<int64_t>(src.size()),
-                                    static_cast<int64_t>(tgt.size()), options.cleaning, report))
+    if (capped &&
+        !within_token_cap(static_cast<int64_t>(src.size()), static_cast<int64_t>(tgt.size()),
+                          options.cleaning, written.cleaning))
       return;
     shard.src.append(src);
     if (attrs.num_labels > 0) {
@@ -196,26 +205,93 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
     progress.update(pair.id + 1 - begin);
   });
   if (shard.size() > 0) flush();
-  return {shards, report};
+  return written;
 }
 
-json to_json(const ShardEntry& e) {
-  return {{"file", e.file},
-          {"num_examples", e.num_examples},
-          {"src_tokens", e.src_tokens},
-          {"tgt_tokens", e.tgt_tokens},
-          {"sha256", e.sha256}};
+// Bytes for ranks.gather, read back in the order they were written. The
+// ranks run one build of this program, so a number travels as its bytes; a
+// string travels as its length, then its characters.
+class ByteWriter {
+ public:
+  template <typename T>
+  ByteWriter& put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
+    return *this;
+  }
+  ByteWriter& put(const std::string& text) {
+    put(static_cast<int64_t>(text.size()));
+    bytes_ += text;
+    return *this;
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+class ByteReader {
+ public:
+  explicit ByteReader(const std::string& bytes) : bytes_(bytes) {}
+  template <typename T>
+  ByteReader& get(T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::memcpy(&value, take(sizeof value), sizeof value);
+    return *this;
+  }
+  ByteReader& get(std::string& text) {
+    int64_t size = 0;
+    get(size);
+    text.assign(take(static_cast<size_t>(size)), static_cast<size_t>(size));
+    return *this;
+  }
+  bool done() const { return at_ == bytes_.size(); }
+
+ private:
+  const char* take(size_t size) {
+    if (size > bytes_.size() - at_) throw std::logic_error("a rank's shard list is cut short");
+    const char* at = bytes_.data() + at_;
+    at_ += size;
+    return at;
+  }
+  const std::string& bytes_;
+  size_t at_ = 0;
+};
+
+std::string to_bytes(const RangeWritten& written) {
+  ByteWriter out;
+  out.put(written.cleaning);
+  for (const ShardEntry& s : written.shards)
+    out.put(s.file).put(s.num_examples).put(s.src_tokens).put(s.tgt_tokens).put(s.sha256);
+  return out.bytes();
+}
+
+RangeWritten from_bytes(const std::string& bytes) {
+  ByteReader in(bytes);
+  RangeWritten written;
+  in.get(written.cleaning);
+  while (!in.done()) {
+    ShardEntry& s = written.shards.emplace_back();
+    in.get(s.file).get(s.num_examples).get(s.src_tokens).get(s.tgt_tokens).get(s.sha256);
+  }
+  return written;
+}
+
+// Collective. What every rank wrote of a split, in rank order, on rank 0
+// (empty elsewhere).
+std::vector<RangeWritten> gather(const launch::Ranks& ranks, const RangeWritten& written) {
+  std::vector<RangeWritten> all;
+  for (const std::string& bytes : ranks.gather(to_bytes(written))) all.push_back(from_bytes(bytes));
+  return all;
 }
 
 // Rank 0: every rank's shards of a split, renamed in rank order to their
 // place in the dataset: the examples' order is the input's for any rank count.
 std::vector<ShardEntry> publish_shards(const fs::path& dir, const std::string& split,
-                                       const std::vector<std::string>& gathered) {
+                                       const std::vector<RangeWritten>& ranges) {
   std::vector<ShardEntry> shards;
-  for (const auto& text : gathered) {
-    for (const auto& e : json::parse(text)) {
-      ShardEntry entry{e.at("file"), e.at("num_examples"), e.at("src_tokens"), e.at("tgt_tokens"),
-                       e.at("sha256")};
+  for (const RangeWritten& range : ranges) {
+    for (ShardEntry entry : range.shards) {
       const std::string name = shard_file_name(split, static_cast<int64_t>(shards.size()));
       fs::rename(dir / entry.file, dir / name);
       entry.file = name;
@@ -316,25 +392,17 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const launch:
   const ShardAttrs attrs{manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special,
                          manifest.num_labels};
   for (const auto& [split, opened] : splits) {
-    json written = {{"shards", json::array()}};
+    RangeWritten written;
     launch::together(ranks, [&] {
-      auto [shards, report] =
-          write_range(dir, split, *opened.pairs, tokenizers, labels, attrs, options, ranks);
-      for (const auto& shard : shards) written["shards"].push_back(to_json(shard));
-      written["cleaning"] = report.to_json();
+      written = write_range(dir, split, *opened.pairs, tokenizers, labels, attrs, options, ranks);
     });
-    const auto gathered = ranks.gather(written.dump());
+    const std::vector<RangeWritten> ranges = gather(ranks, written);
     launch::together(ranks, [&] {
       if (!ranks.is_main()) return;
-      std::vector<std::string> shard_lists;
       CleaningReport cleaning;
-      for (const auto& text : gathered) {
-        const json part = json::parse(text);
-        shard_lists.push_back(part.at("shards").dump());
-        cleaning += CleaningReport::from_json(part.at("cleaning"));
-      }
+      for (const RangeWritten& range : ranges) cleaning += range.cleaning;
       manifest.splits[split].sources = opened.sources;
-      manifest.splits[split].shards = publish_shards(dir, split, shard_lists);
+      manifest.splits[split].shards = publish_shards(dir, split, ranges);
       if (split == "train" && !is_synthetic_task(options.task)) {
         logging::info(
             "train: cleaning kept {} examples; dropped {} empty, {} over {} bytes, {} too short, "
