@@ -302,6 +302,31 @@ std::vector<ShardEntry> publish_shards(const fs::path& dir, const std::string& s
   return shards;
 }
 
+// Rank 0: a split's entry in the manifest, from what every rank wrote of it
+// (in rank order); the training split's summed cleaning counts (text tasks)
+// in the manifest's "prepare" record.
+void add_split(Manifest& manifest, const fs::path& dir, const std::string& split,
+               const Split& opened, const std::vector<RangeWritten>& ranges,
+               const PrepareOptions& options) {
+  SplitEntry& entry = manifest.splits[split];
+  entry.sources = opened.sources;
+  entry.shards = publish_shards(dir, split, ranges);
+  if (split == "train" && !is_synthetic_task(options.task)) {
+    CleaningReport cleaning;
+    for (const RangeWritten& range : ranges) cleaning += range.cleaning;
+    logging::info(
+        "train: cleaning kept {} examples; dropped {} empty, {} over {} bytes, {} too short, "
+        "{} too long, {} over the length ratio, {} over {} tokens",
+        cleaning.kept, cleaning.empty, cleaning.too_many_bytes, options.cleaning.max_bytes,
+        cleaning.too_short, cleaning.too_long, cleaning.ratio, cleaning.too_many_tokens,
+        options.cleaning.max_tokens);
+    manifest.prepare["cleaning"] = cleaning.to_json();
+  }
+  if (entry.shards.empty())
+    throw std::runtime_error(split + ": no example is left" +
+                             (split == "train" ? " after cleaning" : std::string()));
+}
+
 // What the manifest records about how the dataset was made.
 json describe(const PrepareOptions& options) {
   json described = {{"task", options.task},
@@ -344,51 +369,59 @@ json describe(const PrepareOptions& options) {
   return {{"command", options.command}, {"options", described}};
 }
 
-// Rank 0 trains the tokenizers (on a sample of the cleaned training pairs)
-// and collects the labels, the others load what it saved; each rank encodes
-// its range of every split; rank 0 names the shards in order, sums the
-// cleaning counts, reads the shards back for the dataset's content_sha256
-// (the same for any rank count) and writes the manifest.
-Manifest build(const PrepareOptions& options, const fs::path& dir, const launch::Ranks& ranks) {
-  std::map<std::string, Split> splits;
-  launch::together(ranks, [&] { splits = open_splits(options); });
-
+// The manifest's fields known before any data is read: the task, the
+// tokenizer and label files, and how the dataset is made.
+Manifest outline(const PrepareOptions& options, const launch::Ranks& ranks) {
   Manifest manifest;
   manifest.tokenizer_kind = is_synthetic_task(options.task) ? "word" : options.tokenizer;
   const bool joint = joint_tokenizer(options);
   manifest.src_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "src");
   manifest.tgt_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "tgt");
-  const bool classification = is_classification_task(options.task);
-  if (classification) {
+  if (is_classification_task(options.task)) {
     manifest.task = kClassificationTask;
     manifest.labels_file = kLabelsFile;
   }
+  manifest.prepare = describe(options);
+  manifest.prepare["ranks"] = ranks.size();
+  return manifest;
+}
+
+// Builds the dataset in `dir` in four phases. Each block names who does its
+// work — launch::together: every rank, on_main: rank 0, on_others: every
+// rank but 0 — and no rank goes on before the block is done on all.
+Manifest build(const PrepareOptions& options, const fs::path& dir, const launch::Ranks& ranks) {
+  Manifest manifest = outline(options, ranks);
+
+  // 1. Open. Every rank: the splits.
+  std::map<std::string, Split> splits;
+  launch::together(ranks, [&] { splits = open_splits(options); });
+
+  // 2. Vocabulary. Rank 0: trains the tokenizers (on a sample of the cleaned
+  // training pairs), collects the labels and saves them. The others: load them.
   Tokenizers tokenizers;
   LabelSet labels;
-  launch::together(ranks, [&] {
-    if (!ranks.is_main()) return;
+  launch::on_main(ranks, [&] {
     tokenizers = make_tokenizers(options, *splits.at("train").pairs);
     tokenizers.src->save(dir / manifest.src_tokenizer_file);
     if (!tokenizers.joint()) tokenizers.tgt->save(dir / manifest.tgt_tokenizer_file);
-    if (classification) {
+    if (manifest.is_classification()) {
       labels = make_labels(options, *splits.at("train").pairs);
       labels.save(dir / manifest.labels_file);
     }
   });
-  launch::together(ranks, [&] {
-    if (ranks.is_main()) return;
+  launch::on_others(ranks, [&] {
     tokenizers.src = load_encoder(manifest.tokenizer_kind, dir / manifest.src_tokenizer_file);
-    tokenizers.tgt = joint
+    tokenizers.tgt = joint_tokenizer(options)
                          ? tokenizers.src
                          : load_encoder(manifest.tokenizer_kind, dir / manifest.tgt_tokenizer_file);
-    if (classification) labels = LabelSet::load(dir / manifest.labels_file);
+    if (manifest.is_classification()) labels = LabelSet::load(dir / manifest.labels_file);
   });
   manifest.src_vocab_size = tokenizers.src->vocab_size();
   manifest.tgt_vocab_size = tokenizers.tgt->vocab_size();
   manifest.num_labels = labels.size();
-  manifest.prepare = describe(options);
-  manifest.prepare["ranks"] = ranks.size();
 
+  // 3. Shards, split by split. Every rank: encodes its range. Rank 0: names
+  // every rank's shards in order and sums the cleaning counts.
   const ShardAttrs attrs{manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special,
                          manifest.num_labels};
   for (const auto& [split, opened] : splits) {
@@ -397,28 +430,12 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const launch:
       written = write_range(dir, split, *opened.pairs, tokenizers, labels, attrs, options, ranks);
     });
     const std::vector<RangeWritten> ranges = gather(ranks, written);
-    launch::together(ranks, [&] {
-      if (!ranks.is_main()) return;
-      CleaningReport cleaning;
-      for (const RangeWritten& range : ranges) cleaning += range.cleaning;
-      manifest.splits[split].sources = opened.sources;
-      manifest.splits[split].shards = publish_shards(dir, split, ranges);
-      if (split == "train" && !is_synthetic_task(options.task)) {
-        logging::info(
-            "train: cleaning kept {} examples; dropped {} empty, {} over {} bytes, {} too short, "
-            "{} too long, {} over the length ratio, {} over {} tokens",
-            cleaning.kept, cleaning.empty, cleaning.too_many_bytes, options.cleaning.max_bytes,
-            cleaning.too_short, cleaning.too_long, cleaning.ratio, cleaning.too_many_tokens,
-            options.cleaning.max_tokens);
-        manifest.prepare["cleaning"] = cleaning.to_json();
-      }
-      if (manifest.splits[split].shards.empty())
-        throw std::runtime_error(split + ": no example is left" +
-                                 (split == "train" ? " after cleaning" : std::string()));
-    });
+    launch::on_main(ranks, [&] { add_split(manifest, dir, split, opened, ranges, options); });
   }
-  launch::together(ranks, [&] {
-    if (!ranks.is_main()) return;
+
+  // 4. Manifest. Rank 0: reads the shards back for the dataset's
+  // content_sha256 (the same for any rank count) and writes the manifest.
+  launch::on_main(ranks, [&] {
     const auto begin = std::chrono::steady_clock::now();
     manifest.content_sha256 = content_sha256(dir, manifest);
     logging::info("content_sha256 {} (the shards read back in {:.1f} s)", manifest.content_sha256,
@@ -480,8 +497,7 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   // Rank 0 checks the output and creates the temporary directory all ranks
   // write into: mkdtemp's name is unique across jobs and hosts, as a PID is not.
   std::string temp_name;
-  launch::together(ranks, [&] {
-    if (!ranks.is_main()) return;
+  launch::on_main(ranks, [&] {
     check_output(out, options.force);
     if (out.has_parent_path()) fs::create_directories(out.parent_path());
     std::string pattern = out.string() + ".tmp-XXXXXX";
@@ -493,9 +509,7 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   const fs::path temp = ranks.broadcast(temp_name);
   try {
     Manifest manifest = build(options, temp, ranks);
-    launch::together(ranks, [&] {
-      if (ranks.is_main()) publish(temp, out, options.force);
-    });
+    launch::on_main(ranks, [&] { publish(temp, out, options.force); });
     return ranks.is_main() ? manifest : read_manifest(out);
   } catch (...) {
     if (ranks.is_main()) {
