@@ -55,4 +55,21 @@ void together(const Ranks& ranks, Body&& body) {
                                          : error);
 }
 
+// together() for what rank 0 alone does: the other ranks wait for it, and
+// throw if it threw.
+template <typename Body>
+void on_main(const Ranks& ranks, Body&& body) {
+  together(ranks, [&] {
+    if (ranks.is_main()) body();
+  });
+}
+
+// together() for what every rank but 0 does: rank 0 waits for them.
+template <typename Body>
+void on_others(const Ranks& ranks, Body&& body) {
+  together(ranks, [&] {
+    if (!ranks.is_main()) body();
+  });
+}
+
 }  // namespace launch

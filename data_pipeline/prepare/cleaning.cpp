@@ -63,19 +63,6 @@ nlohmann::json CleaningReport::to_json() const {
             {"too_many_tokens", too_many_tokens}}}};
 }
 
-CleaningReport CleaningReport::from_json(const nlohmann::json& j) {
-  CleaningReport r;
-  r.kept = j.at("kept");
-  const auto& dropped = j.at("dropped");
-  r.empty = dropped.at("empty");
-  r.too_many_bytes = dropped.at("too_many_bytes");
-  r.too_many_tokens = dropped.at("too_many_tokens");
-  r.too_short = dropped.at("too_short");
-  r.too_long = dropped.at("too_long");
-  r.ratio = dropped.at("ratio");
-  return r;
-}
-
 CleaningReport& CleaningReport::operator+=(const CleaningReport& other) {
   kept += other.kept;
   empty += other.empty;

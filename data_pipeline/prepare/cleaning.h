@@ -39,7 +39,6 @@ struct CleaningReport {
           too_many_tokens = 0;
   nlohmann::json to_json() const;
   CleaningReport& operator+=(const CleaningReport& other);
-  static CleaningReport from_json(const nlohmann::json& j);
 };
 
 // Normalises the pair's whitespace in place and decides: true = keep. The

@@ -9,6 +9,7 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -147,21 +148,28 @@ class Progress {
   double last_ = 0;
 };
 
+// What one rank wrote of a split.
+struct RangeWritten {
+  std::vector<ShardEntry> shards;  // in example order, named by rank_shard_name
+  CleaningReport cleaning;         // what cleaning kept and dropped of the range
+};
+
 // Encodes this rank's range of a split into shards of at most shard_size
 // examples (and shard_bytes, when set); with `labels` (classification), tgt
-// is the label's name. Returns the shards and what cleaning dropped.
-std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
-    const fs::path& dir, const std::string& split, const PairSource& pairs,
-    const Tokenizers& tokenizers, const LabelSet& labels, const ShardAttrs& attrs,
-    const PrepareOptions& options, const launch::Ranks& ranks) {
-  std::vector<ShardEntry> shards;
-  CleaningReport report;
+// is the label's name.
+RangeWritten write_range(const fs::path& dir, const std::string& split, const PairSource& pairs,
+                         const Tokenizers& tokenizers, const LabelSet& labels,
+                         const ShardAttrs& attrs, const PrepareOptions& options,
+                         const launch::Ranks& ranks) {
+  RangeWritten written;
   ShardData shard;
   const auto flush = [&] {
-    const auto name = rank_shard_name(split, ranks.rank(), static_cast<int64_t>(shards.size()));
+    const auto name =
+        rank_shard_name(split, ranks.rank(), static_cast<int64_t>(written.shards.size()));
     write_shard(dir / name, shard, attrs, options.shard);
-    shards.push_back({name, shard.size(), static_cast<int64_t>(shard.src.tokens.size()),
-                      static_cast<int64_t>(shard.tgt.tokens.size()), sha256_file(dir / name)});
+    written.shards.push_back({name, shard.size(), static_cast<int64_t>(shard.src.tokens.size()),
+                              static_cast<int64_t>(shard.tgt.tokens.size()),
+                              sha256_file(dir / name)});
     shard = ShardData{};
   };
   const auto bytes = [&] {  // on disk, roughly: int32 tokens, int64 offsets and ids
@@ -172,12 +180,13 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
   Progress progress(ranks, split, end - begin);
   // The token cap is a cleaning rule: training split, text tasks (prepare.h).
   const bool capped = split == "train" && !is_synthetic_task(options.task);
-  pairs.read(begin, end, report, [&](SentencePair& pair) {
+  pairs.read(begin, end, written.cleaning, [&](SentencePair& pair) {
     std::vector<int32_t> src = tokenizers.src->encode(pair.src);
     std::vector<int32_t> tgt;
     if (attrs.num_labels == 0) tgt = tokenizers.tgt->encode(pair.tgt);
-    if (capped && !within_token_cap(static_cast<int64_t>(src.size()),
-                                    static_cast<int64_t>(tgt.size()), options.cleaning, report))
+    if (capped &&
+        !within_token_cap(static_cast<int64_t>(src.size()), static_cast<int64_t>(tgt.size()),
+                          options.cleaning, written.cleaning))
       return;
     shard.src.append(src);
     if (attrs.num_labels > 0) {
@@ -196,26 +205,93 @@ std::pair<std::vector<ShardEntry>, CleaningReport> write_range(
     progress.update(pair.id + 1 - begin);
   });
   if (shard.size() > 0) flush();
-  return {shards, report};
+  return written;
 }
 
-json to_json(const ShardEntry& e) {
-  return {{"file", e.file},
-          {"num_examples", e.num_examples},
-          {"src_tokens", e.src_tokens},
-          {"tgt_tokens", e.tgt_tokens},
-          {"sha256", e.sha256}};
+// Bytes for ranks.gather, read back in the order they were written. The
+// ranks run one build of this program, so a number travels as its bytes; a
+// string travels as its length, then its characters.
+class ByteWriter {
+ public:
+  template <typename T>
+  ByteWriter& put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
+    return *this;
+  }
+  ByteWriter& put(const std::string& text) {
+    put(static_cast<int64_t>(text.size()));
+    bytes_ += text;
+    return *this;
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+class ByteReader {
+ public:
+  explicit ByteReader(const std::string& bytes) : bytes_(bytes) {}
+  template <typename T>
+  ByteReader& get(T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::memcpy(&value, take(sizeof value), sizeof value);
+    return *this;
+  }
+  ByteReader& get(std::string& text) {
+    int64_t size = 0;
+    get(size);
+    text.assign(take(static_cast<size_t>(size)), static_cast<size_t>(size));
+    return *this;
+  }
+  bool done() const { return at_ == bytes_.size(); }
+
+ private:
+  const char* take(size_t size) {
+    if (size > bytes_.size() - at_) throw std::logic_error("a rank's shard list is cut short");
+    const char* at = bytes_.data() + at_;
+    at_ += size;
+    return at;
+  }
+  const std::string& bytes_;
+  size_t at_ = 0;
+};
+
+std::string to_bytes(const RangeWritten& written) {
+  ByteWriter out;
+  out.put(written.cleaning);
+  for (const ShardEntry& s : written.shards)
+    out.put(s.file).put(s.num_examples).put(s.src_tokens).put(s.tgt_tokens).put(s.sha256);
+  return out.bytes();
+}
+
+RangeWritten from_bytes(const std::string& bytes) {
+  ByteReader in(bytes);
+  RangeWritten written;
+  in.get(written.cleaning);
+  while (!in.done()) {
+    ShardEntry& s = written.shards.emplace_back();
+    in.get(s.file).get(s.num_examples).get(s.src_tokens).get(s.tgt_tokens).get(s.sha256);
+  }
+  return written;
+}
+
+// Collective. What every rank wrote of a split, in rank order, on rank 0
+// (empty elsewhere).
+std::vector<RangeWritten> gather(const launch::Ranks& ranks, const RangeWritten& written) {
+  std::vector<RangeWritten> all;
+  for (const std::string& bytes : ranks.gather(to_bytes(written))) all.push_back(from_bytes(bytes));
+  return all;
 }
 
 // Rank 0: every rank's shards of a split, renamed in rank order to their
 // place in the dataset: the examples' order is the input's for any rank count.
 std::vector<ShardEntry> publish_shards(const fs::path& dir, const std::string& split,
-                                       const std::vector<std::string>& gathered) {
+                                       const std::vector<RangeWritten>& ranges) {
   std::vector<ShardEntry> shards;
-  for (const auto& text : gathered) {
-    for (const auto& e : json::parse(text)) {
-      ShardEntry entry{e.at("file"), e.at("num_examples"), e.at("src_tokens"), e.at("tgt_tokens"),
-                       e.at("sha256")};
+  for (const RangeWritten& range : ranges) {
+    for (ShardEntry entry : range.shards) {
       const std::string name = shard_file_name(split, static_cast<int64_t>(shards.size()));
       fs::rename(dir / entry.file, dir / name);
       entry.file = name;
@@ -224,6 +300,31 @@ std::vector<ShardEntry> publish_shards(const fs::path& dir, const std::string& s
     }
   }
   return shards;
+}
+
+// Rank 0: a split's entry in the manifest, from what every rank wrote of it
+// (in rank order); the training split's summed cleaning counts (text tasks)
+// in the manifest's "prepare" record.
+void add_split(Manifest& manifest, const fs::path& dir, const std::string& split,
+               const Split& opened, const std::vector<RangeWritten>& ranges,
+               const PrepareOptions& options) {
+  SplitEntry& entry = manifest.splits[split];
+  entry.sources = opened.sources;
+  entry.shards = publish_shards(dir, split, ranges);
+  if (split == "train" && !is_synthetic_task(options.task)) {
+    CleaningReport cleaning;
+    for (const RangeWritten& range : ranges) cleaning += range.cleaning;
+    logging::info(
+        "train: cleaning kept {} examples; dropped {} empty, {} over {} bytes, {} too short, "
+        "{} too long, {} over the length ratio, {} over {} tokens",
+        cleaning.kept, cleaning.empty, cleaning.too_many_bytes, options.cleaning.max_bytes,
+        cleaning.too_short, cleaning.too_long, cleaning.ratio, cleaning.too_many_tokens,
+        options.cleaning.max_tokens);
+    manifest.prepare["cleaning"] = cleaning.to_json();
+  }
+  if (entry.shards.empty())
+    throw std::runtime_error(split + ": no example is left" +
+                             (split == "train" ? " after cleaning" : std::string()));
 }
 
 // What the manifest records about how the dataset was made.
@@ -268,89 +369,73 @@ json describe(const PrepareOptions& options) {
   return {{"command", options.command}, {"options", described}};
 }
 
-// Rank 0 trains the tokenizers (on a sample of the cleaned training pairs)
-// and collects the labels, the others load what it saved; each rank encodes
-// its range of every split; rank 0 names the shards in order, sums the
-// cleaning counts, reads the shards back for the dataset's content_sha256
-// (the same for any rank count) and writes the manifest.
-Manifest build(const PrepareOptions& options, const fs::path& dir, const launch::Ranks& ranks) {
-  std::map<std::string, Split> splits;
-  launch::together(ranks, [&] { splits = open_splits(options); });
-
+// The manifest's fields known before any data is read: the task, the
+// tokenizer and label files, and how the dataset is made.
+Manifest outline(const PrepareOptions& options, const launch::Ranks& ranks) {
   Manifest manifest;
   manifest.tokenizer_kind = is_synthetic_task(options.task) ? "word" : options.tokenizer;
   const bool joint = joint_tokenizer(options);
   manifest.src_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "src");
   manifest.tgt_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "tgt");
-  const bool classification = is_classification_task(options.task);
-  if (classification) {
+  if (is_classification_task(options.task)) {
     manifest.task = kClassificationTask;
     manifest.labels_file = kLabelsFile;
   }
+  manifest.prepare = describe(options);
+  manifest.prepare["ranks"] = ranks.size();
+  return manifest;
+}
+
+// Builds the dataset in `dir` in four phases. Each block names who does its
+// work — launch::together: every rank, on_main: rank 0, on_others: every
+// rank but 0 — and no rank goes on before the block is done on all.
+Manifest build(const PrepareOptions& options, const fs::path& dir, const launch::Ranks& ranks) {
+  Manifest manifest = outline(options, ranks);
+
+  // 1. Open. Every rank: the splits.
+  std::map<std::string, Split> splits;
+  launch::together(ranks, [&] { splits = open_splits(options); });
+
+  // 2. Vocabulary. Rank 0: trains the tokenizers (on a sample of the cleaned
+  // training pairs), collects the labels and saves them. The others: load them.
   Tokenizers tokenizers;
   LabelSet labels;
-  launch::together(ranks, [&] {
-    if (!ranks.is_main()) return;
+  launch::on_main(ranks, [&] {
     tokenizers = make_tokenizers(options, *splits.at("train").pairs);
     tokenizers.src->save(dir / manifest.src_tokenizer_file);
     if (!tokenizers.joint()) tokenizers.tgt->save(dir / manifest.tgt_tokenizer_file);
-    if (classification) {
+    if (manifest.is_classification()) {
       labels = make_labels(options, *splits.at("train").pairs);
       labels.save(dir / manifest.labels_file);
     }
   });
-  launch::together(ranks, [&] {
-    if (ranks.is_main()) return;
+  launch::on_others(ranks, [&] {
     tokenizers.src = load_encoder(manifest.tokenizer_kind, dir / manifest.src_tokenizer_file);
-    tokenizers.tgt = joint
+    tokenizers.tgt = joint_tokenizer(options)
                          ? tokenizers.src
                          : load_encoder(manifest.tokenizer_kind, dir / manifest.tgt_tokenizer_file);
-    if (classification) labels = LabelSet::load(dir / manifest.labels_file);
+    if (manifest.is_classification()) labels = LabelSet::load(dir / manifest.labels_file);
   });
   manifest.src_vocab_size = tokenizers.src->vocab_size();
   manifest.tgt_vocab_size = tokenizers.tgt->vocab_size();
   manifest.num_labels = labels.size();
-  manifest.prepare = describe(options);
-  manifest.prepare["ranks"] = ranks.size();
 
+  // 3. Shards, split by split. Every rank: encodes its range. Rank 0: names
+  // every rank's shards in order and sums the cleaning counts.
   const ShardAttrs attrs{manifest.src_vocab_size, manifest.tgt_vocab_size, manifest.special,
                          manifest.num_labels};
   for (const auto& [split, opened] : splits) {
-    json written = {{"shards", json::array()}};
+    RangeWritten written;
     launch::together(ranks, [&] {
-      auto [shards, report] =
-          write_range(dir, split, *opened.pairs, tokenizers, labels, attrs, options, ranks);
-      for (const auto& shard : shards) written["shards"].push_back(to_json(shard));
-      written["cleaning"] = report.to_json();
+      written = write_range(dir, split, *opened.pairs, tokenizers, labels, attrs, options, ranks);
     });
-    const auto gathered = ranks.gather(written.dump());
-    launch::together(ranks, [&] {
-      if (!ranks.is_main()) return;
-      std::vector<std::string> shard_lists;
-      CleaningReport cleaning;
-      for (const auto& text : gathered) {
-        const json part = json::parse(text);
-        shard_lists.push_back(part.at("shards").dump());
-        cleaning += CleaningReport::from_json(part.at("cleaning"));
-      }
-      manifest.splits[split].sources = opened.sources;
-      manifest.splits[split].shards = publish_shards(dir, split, shard_lists);
-      if (split == "train" && !is_synthetic_task(options.task)) {
-        logging::info(
-            "train: cleaning kept {} examples; dropped {} empty, {} over {} bytes, {} too short, "
-            "{} too long, {} over the length ratio, {} over {} tokens",
-            cleaning.kept, cleaning.empty, cleaning.too_many_bytes, options.cleaning.max_bytes,
-            cleaning.too_short, cleaning.too_long, cleaning.ratio, cleaning.too_many_tokens,
-            options.cleaning.max_tokens);
-        manifest.prepare["cleaning"] = cleaning.to_json();
-      }
-      if (manifest.splits[split].shards.empty())
-        throw std::runtime_error(split + ": no example is left" +
-                                 (split == "train" ? " after cleaning" : std::string()));
-    });
+    const std::vector<RangeWritten> ranges = gather(ranks, written);
+    launch::on_main(ranks, [&] { add_split(manifest, dir, split, opened, ranges, options); });
   }
-  launch::together(ranks, [&] {
-    if (!ranks.is_main()) return;
+
+  // 4. Manifest. Rank 0: reads the shards back for the dataset's
+  // content_sha256 (the same for any rank count) and writes the manifest.
+  launch::on_main(ranks, [&] {
     const auto begin = std::chrono::steady_clock::now();
     manifest.content_sha256 = content_sha256(dir, manifest);
     logging::info("content_sha256 {} (the shards read back in {:.1f} s)", manifest.content_sha256,
@@ -412,8 +497,7 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   // Rank 0 checks the output and creates the temporary directory all ranks
   // write into: mkdtemp's name is unique across jobs and hosts, as a PID is not.
   std::string temp_name;
-  launch::together(ranks, [&] {
-    if (!ranks.is_main()) return;
+  launch::on_main(ranks, [&] {
     check_output(out, options.force);
     if (out.has_parent_path()) fs::create_directories(out.parent_path());
     std::string pattern = out.string() + ".tmp-XXXXXX";
@@ -425,9 +509,7 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   const fs::path temp = ranks.broadcast(temp_name);
   try {
     Manifest manifest = build(options, temp, ranks);
-    launch::together(ranks, [&] {
-      if (ranks.is_main()) publish(temp, out, options.force);
-    });
+    launch::on_main(ranks, [&] { publish(temp, out, options.force); });
     return ranks.is_main() ? manifest : read_manifest(out);
   } catch (...) {
     if (ranks.is_main()) {

@@ -3,34 +3,140 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 namespace eval {
 
 namespace {
 
-// The finished hypotheses of one sentence.
-struct Finished {
-  std::vector<Hypothesis> hypotheses;
-  void add(const torch::TensorAccessor<int64_t, 1>& prefix, int64_t next, bool ended,
-           double log_prob, double alpha) {
-    Hypothesis h;
-    for (int64_t t = 1; t < prefix.size(0); ++t)
-      h.tokens.push_back(static_cast<int32_t>(prefix[t]));
-    if (!ended) h.tokens.push_back(static_cast<int32_t>(next));
-    h.log_prob = log_prob;
-    h.score = log_prob / gnmt_length_penalty(prefix.size(0), alpha);  // |Y| = t + 1 = prefix length
-    hypotheses.push_back(std::move(h));
-  }
-  Hypothesis best() const {
-    // Never empty: each step finishes or keeps its best candidate, and the
-    // last step finishes what it keeps.
-    if (hypotheses.empty()) throw std::logic_error("beam search: a sentence with no hypothesis");
-    return *std::max_element(
-        hypotheses.begin(), hypotheses.end(),
-        [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; });
-  }
+constexpr float kEmpty = -std::numeric_limits<float>::infinity();  // log p of an empty slot
+
+// The live hypotheses: K rows for each sentence still decoding, rows
+// i × K … i × K + K − 1 for sentences[i].
+struct Beams {
+  std::vector<int64_t> sentences;  // [n]
+  torch::Tensor prefixes;          // [n × K, t] int64, on the CPU: bos, then the tokens so far
+  torch::Tensor log_probs;         // [n, K] float32: log p(prefix | X); kEmpty for an empty slot
 };
+
+// A live hypothesis extended by one token.
+struct Extension {
+  int64_t row;     // the hypothesis: a row of Beams::prefixes
+  int64_t token;   // the token appended
+  float log_prob;  // log p(prefix, token | X)
+};
+
+// What step 4 makes of a sentence's candidates.
+struct Choice {
+  std::vector<Extension> kept;   // its next beam: K extensions that do not end in eos
+  std::vector<Extension> ended;  // the hypotheses that end here, best first
+};
+
+// 1. The first beams. The decoder state has encoded each source once, into K
+// rows; they hold the same hypothesis, bos, so only beam 0 is live (log p = 0)
+// and the other slots are empty until step 4 fills them.
+Beams first_beams(int64_t batch, int64_t K, int64_t bos) {
+  Beams beams;
+  beams.sentences.resize(batch);
+  std::iota(beams.sentences.begin(), beams.sentences.end(), 0);
+  beams.prefixes = torch::full({batch * K, 1}, bos, torch::kLong);
+  beams.log_probs = torch::full({batch, K}, kEmpty, torch::kFloat);
+  beams.log_probs.select(1, 0).fill_(0);
+  return beams;
+}
+
+// 2. One decoder step: log p of every live hypothesis extended by every token,
+// [n, K × V] (column k × V + v: beam k, then token v).
+torch::Tensor extension_log_probs(DecoderState& state, const Beams& beams) {
+  const int64_t n = beams.log_probs.size(0), K = beams.log_probs.size(1);
+  const auto next = state.next_log_probs(beams.prefixes).cpu();  // [n × K, V]
+  const int64_t V = next.size(1);
+  return (beams.log_probs.unsqueeze(2) + next.view({n, K, V})).view({n, K * V});
+}
+
+// 3. The candidates: each sentence's 2K most likely extensions, best first
+// (the length penalty applies to finished hypotheses only, in step 5). They
+// hold at least K that do not end, as a hypothesis has one eos extension.
+std::vector<std::vector<Extension>> candidates(const torch::Tensor& log_probs, int64_t K) {
+  const int64_t n = log_probs.size(0), V = log_probs.size(1) / K;
+  const auto [top_log_probs, top_columns] = log_probs.topk(std::min(2 * K, K * V), 1);  // [n, 2K]
+  const auto top_log_prob = top_log_probs.accessor<float, 2>();
+  const auto column = top_columns.accessor<int64_t, 2>();
+  std::vector<std::vector<Extension>> best(n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < column.size(1); ++j)
+      best[i].push_back({i * K + column[i][j] / V, column[i][j] % V, top_log_prob[i][j]});
+  return best;
+}
+
+// 4. A sentence's next beam: the first K of its candidates that do not end in
+// eos. An eos extension among the K best ends its hypothesis; a less likely
+// one is dropped, not counted toward the sentence's K: the rule of fairseq's
+// and transformers' beam search, so that evaluate's answers are those of the
+// model exported to transformers. At the length limit every kept hypothesis
+// ends too. An empty slot never ends.
+Choice choose(const std::vector<Extension>& candidates, int64_t K, int64_t eos, bool at_limit) {
+  Choice choice;
+  for (size_t j = 0; j < candidates.size() && static_cast<int64_t>(choice.kept.size()) < K; ++j) {
+    const Extension& e = candidates[j];
+    const bool live = e.log_prob != kEmpty;
+    if (e.token == eos) {
+      if (static_cast<int64_t>(j) < K && live) choice.ended.push_back(e);
+      continue;
+    }
+    if (at_limit && live) choice.ended.push_back(e);
+    choice.kept.push_back(e);
+  }
+  return choice;
+}
+
+// 4 (continued). The kept extensions become the live hypotheses of
+// `sentences`: the decoder state keeps their rows (reordering its cache) and
+// the prefixes grow by their tokens.
+Beams advance(DecoderState& state, const Beams& beams, std::vector<int64_t> sentences,
+              const std::vector<Extension>& kept) {
+  const int64_t m = static_cast<int64_t>(kept.size()), K = beams.log_probs.size(1);  // m = n' × K
+  auto rows = torch::empty({m}, torch::kLong);
+  auto tokens = torch::empty({m, 1}, torch::kLong);
+  auto log_probs = torch::empty({m}, torch::kFloat);
+  auto row = rows.accessor<int64_t, 1>();
+  auto token = tokens.accessor<int64_t, 2>();
+  auto log_prob = log_probs.accessor<float, 1>();
+  for (int64_t r = 0; r < m; ++r) {
+    row[r] = kept[r].row;
+    token[r][0] = kept[r].token;
+    log_prob[r] = kept[r].log_prob;
+  }
+  state.select_rows(rows);
+  Beams next;
+  next.prefixes = torch::cat({beams.prefixes.index_select(0, rows), tokens}, 1);  // [n' × K, t + 1]
+  next.log_probs = log_probs.view({static_cast<int64_t>(sentences.size()), K});   // [n', K]
+  next.sentences = std::move(sentences);
+  return next;
+}
+
+// 5. The finished hypothesis that `e` ends: `prefix` [t + 1] (bos first) and
+// e's token, unless it is eos; scored log p / lp(Y), |Y| = t + 1.
+Hypothesis finish(const torch::TensorAccessor<int64_t, 1>& prefix, const Extension& e, int64_t eos,
+                  double alpha) {
+  Hypothesis h;
+  for (int64_t t = 1; t < prefix.size(0); ++t) h.tokens.push_back(static_cast<int32_t>(prefix[t]));
+  if (e.token != eos) h.tokens.push_back(static_cast<int32_t>(e.token));
+  h.log_prob = e.log_prob;
+  h.score = h.log_prob / gnmt_length_penalty(prefix.size(0), alpha);
+  return h;
+}
+
+// 7. The finished hypothesis of best score (the first found, of equal ones).
+// Never none: each step finishes or keeps a sentence's best candidate, and
+// the last step finishes what it keeps.
+Hypothesis best_of(const std::vector<Hypothesis>& finished) {
+  if (finished.empty()) throw std::logic_error("beam search: a sentence with no hypothesis");
+  return *std::max_element(
+      finished.begin(), finished.end(),
+      [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; });
+}
 
 }  // namespace
 
@@ -44,79 +150,34 @@ std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64
   for (int64_t limit : max_lens)
     if (limit < 1) throw std::invalid_argument("beam search needs length limits >= 1");
   torch::NoGradGuard no_grad;
-  const int64_t batch = static_cast<int64_t>(max_lens.size());
   const int64_t K = options.beam;
-  constexpr double kNone = -std::numeric_limits<double>::infinity();
-  std::vector<Finished> finished(batch);
-  std::vector<int64_t> active(batch);  // sentence of each live group of K rows
-  for (int64_t b = 0; b < batch; ++b) active[b] = b;
+  std::vector<std::vector<Hypothesis>> finished(max_lens.size());  // of each sentence
 
-  auto prefixes = torch::full({batch * K, 1}, bos, torch::kLong);  // [n × K, t]
-  // Log-probabilities of the live hypotheses [n, K]; at first the K rows of a
-  // sentence are the same prefix, so only beam 0 may be extended.
-  auto scores = torch::full({batch, K}, kNone, torch::kFloat);
-  scores.select(1, 0).fill_(0);
-
-  for (int64_t t = 0; !active.empty(); ++t) {
-    const int64_t n = static_cast<int64_t>(active.size());
-    const auto log_probs = state.next_log_probs(prefixes).cpu();  // [n × K, V]
-    const int64_t V = log_probs.size(1);
-    // Every extension of every live hypothesis: [n, K × V]; the best 2K hold
-    // at least K that do not end (a hypothesis has one eos extension). Of
-    // those that end in eos, only the ones among the K best are finished; a
-    // less likely one is dropped, not counted toward the sentence's K: the
-    // rule of fairseq's and transformers' beam search, so that evaluate's
-    // answers are those of the model exported to transformers.
-    const auto candidates = (scores.unsqueeze(2) + log_probs.view({n, K, V})).view({n, K * V});
-    const auto [top_scores, top_index] = candidates.topk(std::min(2 * K, K * V), 1);
-    const auto top_score = top_scores.accessor<float, 2>();
-    const auto top = top_index.accessor<int64_t, 2>();
-    const auto prefix = prefixes.cpu();
-    const auto rows_of = prefix.accessor<int64_t, 2>();
-
-    std::vector<int64_t> next_rows, next_tokens, next_active;
-    std::vector<float> next_scores;
-    for (int64_t i = 0; i < n; ++i) {
-      Finished& done = finished[active[i]];
-      const bool last_step = t + 1 == max_lens[active[i]];
-      std::vector<int64_t> rows, tokens;
-      std::vector<float> kept;
-      for (int64_t j = 0; j < top.size(1) && static_cast<int64_t>(rows.size()) < K; ++j) {
-        const int64_t row = i * K + top[i][j] / V, token = top[i][j] % V;
-        const double score = top_score[i][j];
-        if (token == eos) {
-          if (j < K && score != kNone)
-            done.add(rows_of[row], token, /*ended=*/true, score, options.length_penalty);
-          continue;
-        }
-        if (last_step && score != kNone)
-          done.add(rows_of[row], token, /*ended=*/false, score, options.length_penalty);
-        rows.push_back(row);
-        tokens.push_back(token);
-        kept.push_back(static_cast<float>(score));
-      }
-      if (last_step || static_cast<int64_t>(done.hypotheses.size()) >= K)
-        continue;  // sentence done
-      next_active.push_back(active[i]);
-      next_rows.insert(next_rows.end(), rows.begin(), rows.end());
-      next_tokens.insert(next_tokens.end(), tokens.begin(), tokens.end());
-      next_scores.insert(next_scores.end(), kept.begin(), kept.end());
+  Beams beams = first_beams(static_cast<int64_t>(max_lens.size()), K, bos);  // 1.
+  for (int64_t t = 0; !beams.sentences.empty(); ++t) {
+    const auto extended = extension_log_probs(state, beams);  // 2. [n, K × V]
+    const auto ranked = candidates(extended, K);              // 3.
+    const auto prefixes = beams.prefixes.accessor<int64_t, 2>();
+    std::vector<int64_t> live;  // the sentences that go on
+    std::vector<Extension> kept;
+    for (size_t i = 0; i < ranked.size(); ++i) {
+      const int64_t sentence = beams.sentences[i];
+      const bool at_limit = t + 1 == max_lens[sentence];
+      const Choice choice = choose(ranked[i], K, eos, at_limit);  // 4.
+      for (const Extension& e : choice.ended)                     // 5.
+        finished[sentence].push_back(finish(prefixes[e.row], e, eos, options.length_penalty));
+      // 6. A sentence is done at its length limit or with K finished hypotheses.
+      if (at_limit || static_cast<int64_t>(finished[sentence].size()) >= K) continue;
+      live.push_back(sentence);
+      kept.insert(kept.end(), choice.kept.begin(), choice.kept.end());
     }
-    active = std::move(next_active);
-    if (active.empty()) break;
-    const auto device = prefixes.device();
-    const auto rows = torch::tensor(next_rows, torch::kLong).to(device);
-    state.select_rows(rows);
-    prefixes = torch::cat({prefixes.index_select(0, rows),
-                           torch::tensor(next_tokens, torch::kLong).to(device).unsqueeze(1)},
-                          1);
-    scores =
-        torch::tensor(next_scores, torch::kFloat).view({static_cast<int64_t>(active.size()), K});
+    if (live.empty()) break;
+    beams = advance(state, beams, std::move(live), kept);  // 4. (continued)
   }
 
-  std::vector<Hypothesis> best;
-  for (const Finished& f : finished) best.push_back(f.best());
-  return best;
+  std::vector<Hypothesis> answers;  // 7.
+  for (const auto& hypotheses : finished) answers.push_back(best_of(hypotheses));
+  return answers;
 }
 
 }  // namespace eval
