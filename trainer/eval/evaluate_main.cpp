@@ -118,8 +118,7 @@ void require_run_dir(const std::string& dir, bool watch, double poll_s) {
 // prune between two ranks' looks, and all must score the same weights.
 std::vector<std::string> agreed_checkpoints(const Cli& cli, const launch::Ranks& ranks) {
   std::string chosen;
-  launch::together(ranks, [&] {
-    if (!ranks.is_main()) return;
+  launch::on_main(ranks, [&] {
     for (const auto& dir : eval::select_checkpoints(cli.run_dir, cli.checkpoint, cli.average_last))
       chosen += dir + "\n";
   });

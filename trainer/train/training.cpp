@@ -279,8 +279,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
 // The run directory's lock before anything is written there; all ranks stop if it is held.
 std::unique_ptr<RunLock> Trainer::lock_run_directory() {
   std::unique_ptr<RunLock> lock;
-  launch::together(ranks_, [&] {
-    if (!ranks_.is_main()) return;
+  launch::on_main(ranks_, [&] {
     fs::create_directories(run_dir_);
     lock = std::make_unique<RunLock>(run_dir_.string());
   });
@@ -296,8 +295,7 @@ checkpoint::TrainState Trainer::start_or_resume(const std::string& resume) {
   // Rank 0 picks the checkpoint (verifying checksums); all load the same one.
   std::string chosen;
   int64_t chosen_step = -1;
-  launch::together(ranks_, [&] {  // a refusal ends every rank alike (exit 1), not MPI_Abort
-    if (!ranks_.is_main()) return;
+  launch::on_main(ranks_, [&] {  // a refusal ends every rank alike (exit 1), not MPI_Abort
     checkpoints_.remove_temporaries();
     chosen = choose_checkpoint(checkpoints_, resume);
     if (!chosen.empty())
@@ -329,8 +327,7 @@ checkpoint::TrainState Trainer::start_or_resume(const std::string& resume) {
         resumed.run.accum_steps, seconds_since(begin));
   }
   // The start is settled and fits: only now is the run directory changed.
-  launch::together(ranks_, [&] {
-    if (!ranks_.is_main()) return;
+  launch::on_main(ranks_, [&] {
     const std::string aside = checkpoints_.set_aside_after(chosen_step);
     if (!aside.empty())
       logging::warn("training from {}: the run's checkpoints of later steps moved to {}",
