@@ -37,7 +37,7 @@ class BadInput : public test_util::TempDirTest {
   // Runs a python snippet with h5py's File `f` open read-write on the shard.
   void h5py(const std::string& body) const {
     const auto result =
-        test_util::run_command(std::string(test_paths::kPython) +
+        test_util::run_command(test_paths::python() +
                                " -c 'import h5py, numpy as np\n"
                                "with h5py.File(\"" +
                                shard_.string() + "\", \"r+\") as f:\n" + body + "'");
@@ -85,7 +85,7 @@ TEST_F(BadInput, ShardListedButMissing) {
 TEST_F(BadInput, ShardListedTwice) {
   const fs::path manifest = dir_ / "data" / "manifest.json";
   const auto edit = test_util::run_command(
-      std::string(test_paths::kPython) + " -c 'import json\np = \"" + manifest.string() +
+      test_paths::python() + " -c 'import json\np = \"" + manifest.string() +
       "\"\nm = json.load(open(p))\nm[\"splits\"][\"train\"][\"shards\"].append("
       "dict(m[\"splits\"][\"train\"][\"shards\"][0]))\njson.dump(m, open(p, \"w\"))'");
   ASSERT_EQ(edit.status, 0) << edit.output;
@@ -125,9 +125,8 @@ TEST_F(BadInput, PrepareRefusesBadTextAndWritesNothing) {
   std::ofstream(dir_ / "src.txt") << "ein Haus\nklein\xff Haus\n";
   std::ofstream(dir_ / "tgt.txt") << "a house\nsmall house\n";
   std::ofstream(dir_ / "short.txt") << "a house\n";
-  const std::string prepare = std::string(test_paths::kBinDir) +
-                              "/prepare_data --task text --out " + (dir_ / "out").string() +
-                              " --train-src ";
+  const std::string prepare = test_paths::bin_dir() + "/prepare_data --task text --out " +
+                              (dir_ / "out").string() + " --train-src ";
   auto result = test_util::run_command(prepare + (dir_ / "src.txt").string() + " --train-tgt " +
                                        (dir_ / "tgt.txt").string());
   EXPECT_NE(result.status, 0);
@@ -161,8 +160,8 @@ TEST_F(BadInput, PrepareRefusesBadTsvAndWritesNothing) {
     return (dir_ / name).string();
   };
   const auto train = write("train.tsv", "pos\tgood film\nneg\tbad film\nneg\t \t\n");  // 3: dropped
-  const std::string prepare = std::string(test_paths::kBinDir) +
-                              "/prepare_data --task classify --out " + (dir_ / "out").string();
+  const std::string prepare =
+      test_paths::bin_dir() + "/prepare_data --task classify --out " + (dir_ / "out").string();
   const struct {
     std::string options, file, content, mention;
   } cases[] = {

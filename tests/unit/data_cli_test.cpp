@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using Result = test_util::CommandResult;
 
 Result prepare_data(const std::string& arguments) {
-  return test_util::run_command(std::string(test_paths::kBinDir) + "/prepare_data " + arguments);
+  return test_util::run_command(test_paths::bin_dir() + "/prepare_data " + arguments);
 }
 
 class DataCli : public test_util::TempDirTest {

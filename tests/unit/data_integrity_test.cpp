@@ -61,7 +61,7 @@ class Integrity : public test_util::TempDirTest {
   }
 
   std::string python(const std::string& arguments) const {
-    const auto result = test_util::run_command(std::string(test_paths::kPython) + " " + arguments);
+    const auto result = test_util::run_command(test_paths::python() + " " + arguments);
     EXPECT_EQ(result.status, 0) << result.output;
     return result.output;
   }
@@ -160,8 +160,8 @@ TEST_F(Integrity, OldShardsStillRead) {
     const data::Dataset train(dir_ / "data", "train");
     for (int64_t i = 0; i < train.size(); ++i) examples.push_back(train.get(i));
   }
-  const std::string rewrite = std::string(test_paths::kSourceDir) +
-                              "/tests/data/write_v1_shards.py " + (dir_ / "data").string();
+  const std::string rewrite =
+      test_paths::source_dir() + "/tests/data/write_v1_shards.py " + (dir_ / "data").string();
   python(rewrite);
   EXPECT_EQ(python("-c 'import h5py; f = h5py.File(\"" + shard_.string() +
                    "\", \"r\"); print(f.attrs[\"format_version\"], f[\"src/tokens\"].fletcher32, "

@@ -45,7 +45,7 @@ class DataPrepare : public test_util::TempDirTest {
   }
 
   static Result prepare(const std::string& arguments) {
-    return run_command(std::string(test_paths::kBinDir) + "/prepare_data " + arguments);
+    return run_command(test_paths::bin_dir() + "/prepare_data " + arguments);
   }
 
   std::string text_file(const std::string& name, const std::string& content) const {
@@ -110,8 +110,7 @@ with h5py.File(sys.argv[1], "r") as f:
                      "compression": d.compression, "fletcher32": d.fletcher32, "data": d[()].tolist()}
 print(json.dumps(out))
 )");
-  const auto dumped =
-      run_command(std::string(test_paths::kPython) + " " + script + " " + shard.string());
+  const auto dumped = run_command(test_paths::python() + " " + script + " " + shard.string());
   ASSERT_EQ(dumped.status, 0) << dumped.output;
   const auto seen = json::parse(dumped.output);
 
@@ -215,8 +214,8 @@ import sys, h5py
 print(" ".join(str(l) for shard in sys.argv[1:] for l in h5py.File(shard, "r")["labels"][:]))
 )");
   const auto seen =
-      run_command(std::string(test_paths::kPython) + " " + script + " " +
-                  (out_ / "train-00000.h5").string() + " " + (out_ / "train-00001.h5").string());
+      run_command(test_paths::python() + " " + script + " " + (out_ / "train-00000.h5").string() +
+                  " " + (out_ / "train-00001.h5").string());
   ASSERT_EQ(seen.status, 0) << seen.output;
   EXPECT_EQ(seen.output, "1 2 0 2\n");  // politik 0, sport 1, wetter 2
   EXPECT_EQ(labels, (std::vector<int64_t>{1, 2, 0, 2}));

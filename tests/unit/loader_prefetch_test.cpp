@@ -19,10 +19,9 @@ class Prefetch : public test_util::TempDirTest {
  protected:
   void SetUp() override {
     TempDirTest::SetUp();
-    const auto result =
-        test_util::run_command(std::string(test_paths::kBinDir) +
-                               "/prepare_data --task reverse --out " + (dir_ / "data").string() +
-                               " --train-size 300 --valid-size 0 --test-size 0 --shard-size 100");
+    const auto result = test_util::run_command(
+        test_paths::bin_dir() + "/prepare_data --task reverse --out " + (dir_ / "data").string() +
+        " --train-size 300 --valid-size 0 --test-size 0 --shard-size 100");
     ASSERT_EQ(result.status, 0) << result.output;
   }
   data::Batcher batcher(const data::Dataset& train) const {
@@ -62,7 +61,7 @@ TEST_F(Prefetch, DeliversWhatSynchronousLoadingWould) {
 TEST_F(Prefetch, LoadingErrorReachesTakeNamingStepAndShard) {
   const auto shard = dir_ / "data" / "train-00002.h5";
   const auto result = test_util::run_command(
-      std::string(test_paths::kPython) + " -c 'import h5py\nwith h5py.File(\"" + shard.string() +
+      test_paths::python() + " -c 'import h5py\nwith h5py.File(\"" + shard.string() +
       "\", \"r+\") as f:\n    f[\"src/tokens\"][:] = 10**6'");
   ASSERT_EQ(result.status, 0) << result.output;
   const data::Dataset train(dir_ / "data", "train");

@@ -9,16 +9,18 @@
 
 namespace test_paths {
 
+// Throws (failing the test that asks) when the variable is not set.
 inline std::string from_environment(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0')
     throw std::runtime_error(std::string(name) +
-                             " is not set: run the test through ctest, which sets it");
+                             " is not set: run the test through ctest, which sets it, or set it "
+                             "as tests/CMakeLists.txt does (docs/testing.md)");
   return value;
 }
 
-inline const std::string kBinDir = from_environment("TEST_BIN_DIR");
-inline const std::string kSourceDir = from_environment("TEST_SOURCE_DIR");
-inline const std::string kPython = from_environment("TEST_PYTHON");
+inline std::string bin_dir() { return from_environment("TEST_BIN_DIR"); }        // build/bin
+inline std::string source_dir() { return from_environment("TEST_SOURCE_DIR"); }  // the checkout
+inline std::string python() { return from_environment("TEST_PYTHON"); }  // with torch and h5py
 
 }  // namespace test_paths

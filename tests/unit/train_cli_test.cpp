@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 class TrainCli : public test_util::TempDirTest {
  protected:
   static test_util::CommandResult program(const std::string& name, const std::string& args) {
-    return test_util::run_command(std::string(test_paths::kBinDir) + "/" + name + " " + args);
+    return test_util::run_command(test_paths::bin_dir() + "/" + name + " " + args);
   }
   static void expect_failure(const test_util::CommandResult& r, const std::string& mention) {
     EXPECT_NE(r.status, 0) << r.output;
@@ -55,16 +55,14 @@ TEST_F(TrainCli, CommandLineErrorsExitTwo) {
 // the variable (it was read as 0 and silently turned the watchdog off).
 TEST_F(TrainCli, StartupTimeoutMustBeSeconds) {
   for (const std::string value : {"abc", "-5", "1e999", "", "30s"}) {
-    const auto r =
-        test_util::run_command("TRAINER_STARTUP_TIMEOUT_S='" + value + "' " +
-                               std::string(test_paths::kBinDir) + "/trainer --config-reference");
+    const auto r = test_util::run_command("TRAINER_STARTUP_TIMEOUT_S='" + value + "' " +
+                                          test_paths::bin_dir() + "/trainer --config-reference");
     EXPECT_EQ(r.status, 2) << "'" << value << "': " << r.output;
     EXPECT_NE(r.output.find("TRAINER_STARTUP_TIMEOUT_S must be seconds"), std::string::npos)
         << "'" << value << "': " << r.output;
   }
-  const auto fine =
-      test_util::run_command("TRAINER_STARTUP_TIMEOUT_S=0.5e3 " + std::string(test_paths::kBinDir) +
-                             "/trainer --config-reference");
+  const auto fine = test_util::run_command("TRAINER_STARTUP_TIMEOUT_S=0.5e3 " +
+                                           test_paths::bin_dir() + "/trainer --config-reference");
   EXPECT_EQ(fine.status, 0) << fine.output;
 }
 
@@ -85,14 +83,14 @@ TEST_F(TrainCli, EvaluateNumbersOutOfRangeSayWhatIsWanted) {
 // the config: build/bin/trainer --config-reference > docs/configuration.md
 TEST_F(TrainCli, ConfigurationReferenceIsTheTrainersOwn) {
   const auto printed =
-      test_util::run_command(std::string(test_paths::kBinDir) + "/trainer --config-reference " +
+      test_util::run_command(test_paths::bin_dir() + "/trainer --config-reference " +
                              "2>/dev/null > " + (dir_ / "reference.md").string());
   ASSERT_EQ(printed.status, 0) << printed.output;
   const auto read = [](const fs::path& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  const std::string documented = read(fs::path(test_paths::kSourceDir) / "docs/configuration.md");
+  const std::string documented = read(fs::path(test_paths::source_dir()) / "docs/configuration.md");
   EXPECT_EQ(read(dir_ / "reference.md"), documented)
       << "docs/configuration.md is out of date: regenerate it with trainer --config-reference";
 }

@@ -103,7 +103,7 @@ TEST_F(OptimizerState, PythonReadsItAsAStateDictOfCpuTensorsInWeightsOnlyMode) {
   const std::string path = (dir_ / "optimizer.pt").string();
   checkpoint::save_optimizer_state(adam, model, path);
   const auto result = test_util::run_command(
-      std::string(test_paths::kPython) + " -c 'import torch; d = torch.load(\"" + path +
+      test_paths::python() + " -c 'import torch; d = torch.load(\"" + path +
       "\", weights_only=True); print(sorted(d)); print(int(d[\"a.weight.step\"]), "
       "all(t.device.type == \"cpu\" "
       "for t in d.values()), tuple(d[\"b.weight.exp_avg\"].shape))'");

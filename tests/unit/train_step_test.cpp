@@ -11,8 +11,8 @@
 
 namespace {
 
-// An outcome as the device would leave it, on the CPU: each number distinct,
-// so that one read under another's name shows.
+// An outcome as the device would leave it: each number distinct, so that one
+// read under another's name shows.
 train::StepOutcome outcome(double preempt, double save_time, double skipped,
                            double overflowed = 0) {
   train::StepSums sums(torch::kCPU);

@@ -273,6 +273,7 @@ void GradSync::gather_parameters() {
 
 std::vector<torch::Tensor> GradSync::to_shards(
     const std::vector<torch::Tensor>& per_parameter) const {
+  if (!options_.shard) throw std::logic_error("GradSync::to_shards: the update is not sharded");
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> shards;
   for (const auto& bucket : buckets_) {
@@ -288,6 +289,7 @@ std::vector<torch::Tensor> GradSync::to_shards(
 }
 
 std::vector<torch::Tensor> GradSync::from_shards(const std::vector<torch::Tensor>& shards) {
+  if (!options_.shard) throw std::logic_error("GradSync::from_shards: the update is not sharded");
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> per_parameter(params_.size());
   for (size_t b = 0; b < buckets_.size(); ++b) {

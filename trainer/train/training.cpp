@@ -147,8 +147,13 @@ class Trainer {
   int run();
 
  private:
+  // Where training starts: a checkpoint's state, or a fresh one.
+  struct Start {
+    checkpoint::TrainState state;
+    int64_t checkpoint_step = -1;  // the checkpoint resumed from; -1: none
+  };
   std::unique_ptr<RunLock> lock_run_directory();
-  checkpoint::TrainState start_or_resume(const std::string& resume);
+  Start start_or_resume(const std::string& resume);
   distributed::GradSyncOptions grad_sync_options() const;
   void warn_about_settings() const;
   void log_setup() const;
@@ -196,8 +201,9 @@ class Trainer {
   // ---- the start: the run directory locked before anything is written there;
   // then the state resumed (weights, Adam's moments) or fresh ----
   const std::unique_ptr<RunLock> lock_;  // rank 0's: this job owns the run directory
-  int64_t last_saved_step_ = -1;         // start_or_resume sets it: the resumed checkpoint's
-  checkpoint::TrainState state_;         // saved in state.json
+  const Start start_;
+  checkpoint::TrainState state_;  // saved in state.json
+  int64_t last_saved_step_;
 
   // ---- built on the started state ----
   // GradSync moves the parameters into its buckets and shards Adam's moments:
@@ -252,7 +258,9 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
       replica_check_{cfg.dist.check_every},
       save_schedule_(cfg.train.save_every, cfg.train.save_every_minutes, Clock::now()),
       lock_(lock_run_directory()),
-      state_(start_or_resume(resume)),
+      start_(start_or_resume(resume)),
+      state_(start_.state),
+      last_saved_step_(start_.checkpoint_step),
       grad_sync_(params_, *comm_, grad_sync_options()),
       optimizer_(adam_, grad_sync_),
       loss_scaler_(LossScaler::Options{precision_ == runtime::Precision::kFp16}, state_.loss_scale,
@@ -272,7 +280,6 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                                state_.cursor),
                static_cast<size_t>(cfg.data.prefetch), /*pin_memory=*/device_.is_cuda()) {
   log_.sums() = state_.log_window;
-  runtime::use_tf32(cfg.train.tf32);
   warn_about_settings();
 }
 
@@ -290,8 +297,8 @@ std::unique_ptr<RunLock> Trainer::lock_run_directory() {
   return lock;
 }
 
-checkpoint::TrainState Trainer::start_or_resume(const std::string& resume) {
-  checkpoint::TrainState state;
+Trainer::Start Trainer::start_or_resume(const std::string& resume) {
+  Start start;
   // Rank 0 picks the checkpoint (verifying checksums); all load the same one.
   std::string chosen;
   int64_t chosen_step = -1;
@@ -318,12 +325,11 @@ checkpoint::TrainState Trainer::start_or_resume(const std::string& resume) {
                             same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
     checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
     checkpoint::load_optimizer_state(adam_, model_.module(), chosen + "/optimizer.pt");
-    state = resumed.train;
-    last_saved_step_ = state.step;
+    start = {resumed.train, chosen_step};
     logging::info(
         "resuming from {} (step {}, epoch {}, batch {} of the epoch; saved by {} ranks "
         "x {} accumulation steps; loaded in {:.1f} s)",
-        chosen, state.step, state.epoch, state.cursor, resumed.run.world_size,
+        chosen, start.state.step, start.state.epoch, start.state.cursor, resumed.run.world_size,
         resumed.run.accum_steps, seconds_since(begin));
   }
   // The start is settled and fits: only now is the run directory changed.
@@ -336,7 +342,7 @@ checkpoint::TrainState Trainer::start_or_resume(const std::string& resume) {
     checkpoint::clear_finished(run_dir_.string());
   });
   distributed::broadcast_parameters(params_, *comm_);  // a fresh start: rank 0's initialisation
-  return state;
+  return start;
 }
 
 distributed::GradSyncOptions Trainer::grad_sync_options() const {
@@ -549,7 +555,9 @@ int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
                  const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
                  PreemptionSignals& signals) {
   watchdog.beat(0, "start-up");
-  if (cfg.train.deterministic) runtime::use_deterministic_algorithms();  // before any CUDA call
+  // Process-wide switches of the kernels, before any CUDA call.
+  if (cfg.train.deterministic) runtime::use_deterministic_algorithms();
+  runtime::use_tf32(cfg.train.tf32);
   Trainer trainer(cfg, resolved_toml, resume, process, watchdog, signals);
   return trainer.run();
 }
