@@ -81,9 +81,7 @@ void RunConfig::bind(Schema& s) {
   s.add("model.dropout", &model.dropout, "dropout P_drop");
   s.add("model.layer_norm_eps", &model.layer_norm_eps, "LayerNorm epsilon");
   s.add("model.norm", &model.norm,
-        "LayerNorm placement: pre (Annotated Transformer) or post (paper)",
-        std::vector<std::pair<std::string, model::NormPlacement>>{
-            {"pre", model::NormPlacement::kPre}, {"post", model::NormPlacement::kPost}});
+        "LayerNorm placement: pre (Annotated Transformer) or post (paper)", model::kNormNames);
   s.add("model.share_embeddings", &model.share_embeddings, "one embedding table for src and tgt");
   s.add("model.tie_output", &model.tie_output, "generator weight = target embedding");
   s.add("model.max_positions", &model.max_positions, "longest sequence (positional table rows)");

@@ -3,12 +3,16 @@
 #include <cstdint>
 #include <string>
 
+#include "trainer/choices/names.h"
+
 namespace model {
 
 enum class NormPlacement {
   kPre,   // x + Dropout(Sublayer(LayerNorm(x))), final LayerNorm per stack (Annotated Transformer)
   kPost,  // LayerNorm(x + Dropout(Sublayer(x)))                          (the paper)
 };
+inline const choices::Names<NormPlacement> kNormNames = {{"pre", NormPlacement::kPre},
+                                                         {"post", NormPlacement::kPost}};
 
 // How Attention(Q, K, V) is computed; the same mathematics either way
 // (train.attention chooses, runtime-side, not part of the model's identity).
