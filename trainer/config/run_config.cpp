@@ -86,8 +86,7 @@ void RunConfig::bind(Schema& s) {
   s.add("model.tie_output", &model.tie_output, "generator weight = target embedding");
   s.add("model.max_positions", &model.max_positions, "longest sequence (positional table rows)");
 
-  s.add("optim.schedule", &optim.schedule, "learning-rate schedule",
-        {"noam", "inverse_sqrt", "constant"});
+  s.add("optim.schedule", &optim.schedule, "learning-rate schedule", kScheduleNames);
   s.add("optim.lr", &optim.lr, "noam: factor; inverse_sqrt/constant: peak learning rate");
   s.add("optim.warmup_steps", &optim.warmup_steps, "warmup steps");
   s.add("optim.beta1", &optim.beta1, "Adam beta1");
@@ -147,7 +146,7 @@ void RunConfig::bind(Schema& s) {
         "on: each rank updates its shard of the parameters and keeps only that shard's Adam "
         "moments (gradients reduce-scattered, parameters allgathered: ZeRO stage 1); auto: on "
         "with the mpi backend and more than one rank, off with nccl",
-        {"auto", "on", "off"});
+        kShardUpdateNames);
   s.add("dist.node_shared_memory", &dist.node_shared_memory,
         "sharded update, CPU ranks all on one machine: parameters and gradients in memory every "
         "rank maps, each rank sums its shard from the others' gradients, no allgather (false: "
@@ -174,7 +173,7 @@ void RunConfig::validate() const {
   require(model.max_positions > data.max_len, "model.max_positions must exceed data.max_len");
   require(std::isfinite(optim.lr) && optim.lr > 0, "optim.lr must be a finite number > 0");
   require(optim.warmup_steps >= 0, "optim.warmup_steps must be >= 0");
-  require(optim.schedule != "noam" || optim.warmup_steps > 0,
+  require(optim.schedule != Schedule::kNoam || optim.warmup_steps > 0,
           "optim.warmup_steps must be > 0 for noam");
   require(optim.clip_norm >= 0, "optim.clip_norm must be >= 0");
   require(optim.label_smoothing >= 0 && optim.label_smoothing < 1,

@@ -10,6 +10,17 @@
 
 namespace config {
 
+// The learning-rate schedule (train/lr_schedule.h has the formulas).
+enum class Schedule { kNoam, kInverseSqrt, kConstant };
+inline const choices::Names<Schedule> kScheduleNames = {{"noam", Schedule::kNoam},
+                                                        {"inverse_sqrt", Schedule::kInverseSqrt},
+                                                        {"constant", Schedule::kConstant}};
+
+// Whether each rank updates only its shard of the parameters (dist.shard_update).
+enum class ShardUpdate { kAuto, kOn, kOff };
+inline const choices::Names<ShardUpdate> kShardUpdateNames = {
+    {"auto", ShardUpdate::kAuto}, {"on", ShardUpdate::kOn}, {"off", ShardUpdate::kOff}};
+
 struct RunSection {
   std::string name = "default";  // run directory: <out_dir>/<name>
   std::string out_dir = "runs";
@@ -25,8 +36,8 @@ struct DataSection {
 };
 
 struct OptimSection {
-  std::string schedule = "noam";  // noam | inverse_sqrt | constant
-  double lr = 2.0;                // noam: the factor; otherwise the peak learning rate
+  Schedule schedule = Schedule::kNoam;  // noam | inverse_sqrt | constant
+  double lr = 2.0;                      // noam: the factor; otherwise the peak learning rate
   int64_t warmup_steps = 4000;
   double beta1 = 0.9;
   double beta2 = 0.98;
@@ -61,7 +72,8 @@ struct DistSection {
   std::string backend = "auto";       // auto (nccl on GPUs, mpi on CPUs) | mpi | nccl
   double bucket_mb = 25;              // gradient allreduce bucket size (MiB)
   bool overlap = true;                // allreduce buckets during backward
-  std::string shard_update = "auto";  // auto (on with mpi and > 1 rank, off with nccl) | on | off
+  // auto (on with mpi and > 1 rank, off with nccl) | on | off
+  ShardUpdate shard_update = ShardUpdate::kAuto;
   bool node_shared_memory = true;     // sharded CPU ranks on one machine: through shared memory
   int64_t check_every = 1000;         // compare parameter checksums across ranks (0 = end only)
 };

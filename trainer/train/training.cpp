@@ -347,9 +347,9 @@ distributed::GradSyncOptions Trainer::grad_sync_options() const {
   o.bucket_bytes = static_cast<int64_t>(cfg_.dist.bucket_mb * (1 << 20));
   o.overlap = cfg_.dist.overlap;
   // dist.shard_update = auto: sharded over MPI across ranks (one rank has nothing to share).
-  o.shard = cfg_.dist.shard_update == "auto"
+  o.shard = cfg_.dist.shard_update == config::ShardUpdate::kAuto
                 ? std::string(comm_->backend()) == "mpi" && comm_->world_size() > 1
-                : cfg_.dist.shard_update == "on";
+                : cfg_.dist.shard_update == config::ShardUpdate::kOn;
   o.node_shared = cfg_.dist.node_shared_memory;
   return o;
 }
@@ -361,7 +361,7 @@ void Trainer::warn_about_settings() const {
     logging::warn(
         "the schedule's peak learning rate is {:g} (optim.lr = {:g}, {}): Adam moves "
         "each weight by up to that much per step, and runs diverge far below it",
-        peak, cfg_.optim.lr, cfg_.optim.schedule);
+        peak, cfg_.optim.lr, choices::name_of(config::kScheduleNames, cfg_.optim.schedule));
   if (batcher_.num_skipped() > 0)
     logging::warn("{} training examples are longer than data.max_len = {} and are skipped",
                   batcher_.num_skipped(), cfg_.data.max_len);
