@@ -125,7 +125,7 @@ void RunConfig::bind(Schema& s) {
         "auto: LibTorch's fused scaled_dot_product_attention (flash / memory-efficient kernels) "
         "on GPUs, the explicit matmul-softmax-matmul on CPUs and with train.deterministic; "
         "explicit; fused: the fused kernel on CPUs too (LibTorch >= 2.0)",
-        {"auto", "explicit", "fused"});
+        model::kAttentionNames);
   s.add("train.tf32", &train.tf32,
         "fp32 matrix products and convolutions on CUDA tensor cores in TF32 (10-bit mantissa, "
         "fp32's range; compute capability >= 8.0, no effect on older GPUs and on CPUs); false: "
@@ -189,9 +189,9 @@ void RunConfig::validate() const {
   require(train.patience >= 0, "train.patience must be >= 0");
   require(train.max_nonfinite_steps >= 1, "train.max_nonfinite_steps must be >= 1");
   require(train.watchdog_s >= 0, "train.watchdog_s must be >= 0");
-  require(train.attention != "fused" || TORCH_VERSION_MAJOR >= 2,
+  require(train.attention != model::AttentionKernel::kFused || TORCH_VERSION_MAJOR >= 2,
           "train.attention = fused needs LibTorch >= 2.0 (this build has " TORCH_VERSION ")");
-  require(train.attention != "fused" || !train.deterministic,
+  require(train.attention != model::AttentionKernel::kFused || !train.deterministic,
           "train.attention = fused is not deterministic: use auto or explicit with "
           "train.deterministic");
   require(dist.bucket_mb > 0, "dist.bucket_mb must be > 0");
@@ -207,8 +207,9 @@ model::ModelConfig RunConfig::model_config(int64_t src_vocab, int64_t tgt_vocab,
   // The fused kernels' backward is not deterministic on GPUs (memory-efficient
   // attention accumulates with atomics): train.deterministic keeps the formula.
   const bool fused_kernels = TORCH_VERSION_MAJOR >= 2 && !train.deterministic;
-  if (train.attention == "fused") m.attention = model::AttentionKernel::kFused;
-  if (train.attention == "auto" && fused_kernels) m.attention = model::AttentionKernel::kFusedOnGpu;
+  m.attention = train.attention == model::AttentionKernel::kFusedOnGpu && !fused_kernels
+                    ? model::AttentionKernel::kExplicit
+                    : train.attention;
   return m;
 }
 

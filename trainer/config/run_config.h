@@ -62,7 +62,8 @@ struct TrainSection {
   bool keep_freed_memory = true;    // host memory a step frees stays for the next (host_memory.h)
   std::string precision = "auto";   // auto (bf16 where the device has it) | fp32 | bf16 | fp16
   bool tf32 = true;                 // fp32 matrix products on CUDA tensor cores in TF32
-  std::string attention = "auto";   // auto (fused kernels on GPUs) | explicit | fused
+  // auto (fused kernels on GPUs) | explicit | fused
+  model::AttentionKernel attention = model::AttentionKernel::kFusedOnGpu;
   std::string device = "auto";      // auto (a GPU when there is one for the rank) | cpu | cuda
   bool deterministic = false;       // deterministic kernels (bitwise-reproducible GPU runs)
 };

@@ -22,6 +22,12 @@ enum class AttentionKernel {
                 // kernels) on CUDA tensors, explicit on CPU ones
   kFused,       // scaled_dot_product_attention on every device
 };
+// train.attention's names: auto is fused on GPUs, explicit where LibTorch has
+// no fused kernels or with train.deterministic (config::RunConfig::model_config).
+inline const choices::Names<AttentionKernel> kAttentionNames = {
+    {"auto", AttentionKernel::kFusedOnGpu},
+    {"explicit", AttentionKernel::kExplicit},
+    {"fused", AttentionKernel::kFused}};
 
 struct ModelConfig {
   int64_t src_vocab = 0;
