@@ -152,7 +152,7 @@ TEST(RunConfig, ThreadsAndDeviceAreAlsoPlainOptions) {
   config::RunConfigOptions opts(app);
   parse(opts, app, {"--threads", "3", "--device", "cpu"});
   EXPECT_EQ(opts.config().train.threads, 3);
-  EXPECT_EQ(opts.config().train.device, "cpu");
+  EXPECT_EQ(opts.config().train.device, choices::Device::kCpu);
 }
 
 // --help shows each key's type or allowed values and its default.

@@ -120,7 +120,7 @@ void RunConfig::bind(Schema& s) {
         "bf16: forward pass under autocast to bfloat16 (oneDNN on CPUs, CUDA autocast on GPUs); "
         "weights, gradients, Adam moments, loss and checkpoints stay fp32; fp16: the same with "
         "float16 and a dynamic loss scale, on CUDA only (GPUs without bfloat16)",
-        {"auto", "fp32", "bf16", "fp16"});
+        choices::kPrecisionNames);
   s.add("train.attention", &train.attention,
         "auto: LibTorch's fused scaled_dot_product_attention (flash / memory-efficient kernels) "
         "on GPUs, the explicit matmul-softmax-matmul on CPUs and with train.deterministic; "
@@ -133,13 +133,13 @@ void RunConfig::bind(Schema& s) {
   s.add("train.device", &train.device,
         "auto: cuda:<local rank> (or the one GPU the scheduler bound to the rank) when LibTorch "
         "has CUDA and the node a GPU, else the CPU; cpu; cuda (an error without a GPU)",
-        {"auto", "cpu", "cuda"});
+        choices::kDeviceNames);
   s.add("train.deterministic", &train.deterministic,
         "deterministic kernels only (cuBLAS workspace, no cuDNN autotuning): GPU runs repeat "
         "bitwise, e.g. for exact resume; slower");
 
   s.add("dist.backend", &dist.backend, "collectives: nccl on GPUs, mpi on CPUs",
-        {"auto", "mpi", "nccl"});
+        choices::kBackendNames);
   s.add("dist.bucket_mb", &dist.bucket_mb, "gradient allreduce bucket size in MiB");
   s.add("dist.overlap", &dist.overlap, "start bucket allreduces during backward");
   s.add("dist.shard_update", &dist.shard_update,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "trainer/choices/compute.h"
 #include "trainer/config/schema.h"
 #include "trainer/model/model_config.h"
 
@@ -60,17 +61,20 @@ struct TrainSection {
   double watchdog_s = 900;          // end the job when a step phase lasts longer; 0 = off
   int64_t threads = 0;              // torch threads per rank; 0 = cores / ranks on the node
   bool keep_freed_memory = true;    // host memory a step frees stays for the next (host_memory.h)
-  std::string precision = "auto";   // auto (bf16 where the device has it) | fp32 | bf16 | fp16
+  // auto (bf16 where the device has it) | fp32 | bf16 | fp16
+  choices::Precision precision = choices::Precision::kAuto;
   bool tf32 = true;                 // fp32 matrix products on CUDA tensor cores in TF32
   // auto (fused kernels on GPUs) | explicit | fused
   model::AttentionKernel attention = model::AttentionKernel::kFusedOnGpu;
-  std::string device = "auto";      // auto (a GPU when there is one for the rank) | cpu | cuda
+  // auto (a GPU when there is one for the rank) | cpu | cuda
+  choices::Device device = choices::Device::kAuto;
   bool deterministic = false;       // deterministic kernels (bitwise-reproducible GPU runs)
 };
 
 // How ranks cooperate; none of it changes the mathematics of a step.
 struct DistSection {
-  std::string backend = "auto";       // auto (nccl on GPUs, mpi on CPUs) | mpi | nccl
+  // auto (nccl on GPUs, mpi on CPUs) | mpi | nccl
+  choices::Backend backend = choices::Backend::kAuto;
   double bucket_mb = 25;              // gradient allreduce bucket size (MiB)
   bool overlap = true;                // allreduce buckets during backward
   // auto (on with mpi and > 1 rank, off with nccl) | on | off

@@ -29,9 +29,7 @@ class Schema {
   void add(const std::string& key, int64_t* field, const std::string& help);
   void add(const std::string& key, double* field, const std::string& help);
   void add(const std::string& key, bool* field, const std::string& help);
-  // choices: when non-empty, the only accepted values.
-  void add(const std::string& key, std::string* field, const std::string& help,
-           std::vector<std::string> choices = {});
+  void add(const std::string& key, std::string* field, const std::string& help);
 
   // An enum field spelled by name in files and on the command line.
   template <typename Enum>
