@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   defaults.model = size.model;
   size.model = defaults.model_config(size.model.src_vocab, size.model.tgt_vocab, size.model.pad_id);
   // tf32: fp32 with TF32 matrix products on CUDA (train.tf32)
-  const runtime::Precision precision =
+  const choices::Precision precision =
       runtime::parse_precision(precision_name == "tf32" ? "fp32" : precision_name);
   runtime::use_tf32(precision_name == "tf32");
   model::EncoderDecoder model(size.model);

@@ -36,7 +36,7 @@ TEST(RunConfig, FileThenCommandLineOverrides) {
   EXPECT_EQ(opts.config().model.heads, 8);  // command line wins
   EXPECT_EQ(opts.config().model.norm, model::NormPlacement::kPost);
   EXPECT_DOUBLE_EQ(opts.config().optim.lr, 0.5);
-  EXPECT_EQ(opts.config().optim.schedule, "constant");
+  EXPECT_EQ(opts.config().optim.schedule, config::Schedule::kConstant);
   EXPECT_EQ(opts.config().model.d_ff, 2048);  // default kept
 }
 
@@ -152,7 +152,7 @@ TEST(RunConfig, ThreadsAndDeviceAreAlsoPlainOptions) {
   config::RunConfigOptions opts(app);
   parse(opts, app, {"--threads", "3", "--device", "cpu"});
   EXPECT_EQ(opts.config().train.threads, 3);
-  EXPECT_EQ(opts.config().train.device, "cpu");
+  EXPECT_EQ(opts.config().train.device, choices::Device::kCpu);
 }
 
 // --help shows each key's type or allowed values and its default.

@@ -20,9 +20,12 @@ std::vector<RankView> node(const std::string& name,
   return views;
 }
 
+using choices::Backend;
+using choices::Device;
+
 std::vector<runtime::DeviceChoice> choose(const std::vector<RankView>& views,
-                                          const std::string& backend = "auto") {
-  return runtime::choose_devices({"auto", backend, /*nccl_built=*/true}, views);
+                                          Backend backend = Backend::kAuto) {
+  return runtime::choose_devices({Device::kAuto, backend, /*nccl_built=*/true}, views);
 }
 
 torch::Device cuda(int index) {
@@ -34,7 +37,7 @@ const std::vector<std::string> kFour = {"GPU-a", "GPU-b", "GPU-c", "GPU-d"};
 TEST(ChooseDevices, CpuWithoutGpus) {
   for (const auto& c : choose(node("cpu-node", {{}, {}}))) {
     EXPECT_TRUE(c.device.is_cpu());
-    EXPECT_EQ(c.backend, "mpi");
+    EXPECT_EQ(c.backend, Backend::kMpi);
     EXPECT_EQ(c.gpu, "");
   }
 }
@@ -44,7 +47,7 @@ TEST(ChooseDevices, NoBindingEveryRankSeesEveryGpu) {
   for (int r = 0; r < 4; ++r) {
     EXPECT_EQ(c[r].device, cuda(r));
     EXPECT_EQ(c[r].gpu, kFour[r]);
-    EXPECT_EQ(c[r].backend, "nccl");
+    EXPECT_EQ(c[r].backend, Backend::kNccl);
     EXPECT_TRUE(c[r].shares.empty());
   }
   // More GPUs than ranks: the first ones.
@@ -97,8 +100,8 @@ TEST(ChooseDevices, MoreRanksThanGpusIsAnErrorWithNccl) {
 }
 
 TEST(ChooseDevices, MpiSharesGpusRoundRobinAndSaysSo) {
-  const auto c =
-      choose(node("n", {{"GPU-a", "GPU-b"}, {"GPU-a", "GPU-b"}, {"GPU-a", "GPU-b"}}), "mpi");
+  const auto c = choose(node("n", {{"GPU-a", "GPU-b"}, {"GPU-a", "GPU-b"}, {"GPU-a", "GPU-b"}}),
+                        Backend::kMpi);
   EXPECT_EQ(c[0].gpu, "GPU-a");
   EXPECT_EQ(c[1].gpu, "GPU-b");
   EXPECT_EQ(c[2].gpu, "GPU-a");
@@ -106,7 +109,7 @@ TEST(ChooseDevices, MpiSharesGpusRoundRobinAndSaysSo) {
   EXPECT_EQ(c[0].shares, std::vector<int>{2});
   EXPECT_EQ(c[2].shares, std::vector<int>{0});
   EXPECT_TRUE(c[1].shares.empty());
-  for (const auto& choice : c) EXPECT_EQ(choice.backend, "mpi");
+  for (const auto& choice : c) EXPECT_EQ(choice.backend, Backend::kMpi);
 }
 
 // A mixed node: two ranks share a set, two have their own. Then sets that
@@ -119,7 +122,7 @@ TEST(ChooseDevices, MixedAndOverlappingNodes) {
   const auto overlapping = node("gpu-node-3", {{"GPU-a", "GPU-b"}, {"GPU-a", "GPU-b"}, {"GPU-a"}});
   test_util::expect_mentions(test_util::error_of([&] { choose(overlapping); }),
                              {"gpu-node-3", "ranks 0,2", "GPU-a", "NCCL needs one GPU per rank"});
-  const auto shared = choose(overlapping, "mpi");
+  const auto shared = choose(overlapping, Backend::kMpi);
   EXPECT_EQ(shared[0].shares, std::vector<int>{2});
 }
 
@@ -133,9 +136,9 @@ TEST(ChooseDevices, EachNodeSplitsItsOwnGpus) {
 }
 
 TEST(ChooseDevices, WithoutNcclBuiltGpusUseMpi) {
-  const auto c =
-      runtime::choose_devices({"auto", "auto", /*nccl_built=*/false}, node("n", {{"GPU-a"}}));
-  EXPECT_EQ(c[0].backend, "mpi");
+  const auto c = runtime::choose_devices({Device::kAuto, Backend::kAuto, /*nccl_built=*/false},
+                                         node("n", {{"GPU-a"}}));
+  EXPECT_EQ(c[0].backend, Backend::kMpi);
   EXPECT_EQ(c[0].device, cuda(0));
 }
 
@@ -148,19 +151,21 @@ TEST(ChooseDevices, EveryRankOnTheSameKindOfDevice) {
 }
 
 TEST(ChooseDevices, Overrides) {
-  const auto cpu = runtime::choose_devices({"cpu", "auto", true}, node("n", {kFour, kFour}));
+  const auto cpu =
+      runtime::choose_devices({Device::kCpu, Backend::kAuto, true}, node("n", {kFour, kFour}));
   EXPECT_TRUE(cpu[1].device.is_cpu());
-  EXPECT_EQ(cpu[1].backend, "mpi");
+  EXPECT_EQ(cpu[1].backend, Backend::kMpi);
 
   test_util::expect_mentions(
       test_util::error_of([] {
-        runtime::choose_devices({"cuda", "auto", true}, node("gpu-node-7", {{}}));
+        runtime::choose_devices({Device::kCuda, Backend::kAuto, true}, node("gpu-node-7", {{}}));
       }),
       {"train.device = cuda", "rank 0 on node gpu-node-7 sees no GPU"});
-  test_util::expect_mentions(test_util::error_of([] {
-                               runtime::choose_devices({"auto", "nccl", true}, node("n", {{}}));
-                             }),
-                             {"dist.backend = nccl needs a CUDA device"});
+  test_util::expect_mentions(
+      test_util::error_of([] {
+        runtime::choose_devices({Device::kAuto, Backend::kNccl, true}, node("n", {{}}));
+      }),
+      {"dist.backend = nccl needs a CUDA device"});
 }
 
 TEST(DescribeLayout, OneLinePerNodeWithRanksThreadsAndGpus) {

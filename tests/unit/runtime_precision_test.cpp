@@ -19,9 +19,9 @@
 namespace {
 
 TEST(Precision, NamesAndAClearErrorForOthers) {
-  EXPECT_EQ(runtime::parse_precision("fp32"), runtime::Precision::kFp32);
-  EXPECT_EQ(runtime::parse_precision("bf16"), runtime::Precision::kBf16);
-  EXPECT_EQ(runtime::parse_precision("fp16"), runtime::Precision::kFp16);
+  EXPECT_EQ(runtime::parse_precision("fp32"), choices::Precision::kFp32);
+  EXPECT_EQ(runtime::parse_precision("bf16"), choices::Precision::kBf16);
+  EXPECT_EQ(runtime::parse_precision("fp16"), choices::Precision::kFp16);
   test_util::expect_mentions(test_util::error_of([] { runtime::parse_precision("fp8"); }),
                              {"fp8", "fp32, bf16 or fp16"});
 }
@@ -34,12 +34,14 @@ TEST(Precision, AutoOnACpuFollowsItsBfloat16Instructions) {
   cpuinfo << std::ifstream("/proc/cpuinfo").rdbuf();
   const bool native = std::regex_search(cpuinfo.str(), std::regex(R"(\b(avx512_bf16|amx_bf16)\b)"));
   const torch::Device cpu(torch::kCPU);
-  const auto choice = runtime::choose_precision("auto", cpu);
-  EXPECT_EQ(choice.precision, native ? runtime::Precision::kBf16 : runtime::Precision::kFp32);
+  const auto choice = runtime::choose_precision(choices::Precision::kAuto, cpu);
+  EXPECT_EQ(choice.precision, native ? choices::Precision::kBf16 : choices::Precision::kFp32);
   EXPECT_NE(choice.reason.find(native ? "has" : "no bfloat16"), std::string::npos) << choice.reason;
-  EXPECT_EQ(runtime::choose_precision("fp32", cpu).precision, runtime::Precision::kFp32);
-  EXPECT_EQ(runtime::choose_precision("bf16", cpu).precision, runtime::Precision::kBf16);
-  EXPECT_STREQ(runtime::precision_name(runtime::choose_precision("bf16", cpu).precision), "bf16");
+  EXPECT_EQ(runtime::choose_precision(choices::Precision::kFp32, cpu).precision,
+            choices::Precision::kFp32);
+  EXPECT_EQ(runtime::choose_precision(choices::Precision::kBf16, cpu).precision,
+            choices::Precision::kBf16);
+  EXPECT_EQ(runtime::precision_name(choices::Precision::kBf16), "bf16");
 }
 
 // The CPU's autocast dtype inside a scope, and the state restored after it.
@@ -48,12 +50,12 @@ TEST(Precision, AutocastScopeSetsTheDtypeAndRestores) {
   const auto x = torch::randn({4, 8});
   const auto w = torch::randn({3, 8});
   {
-    runtime::AutocastScope scope(runtime::Precision::kBf16, cpu);
+    runtime::AutocastScope scope(choices::Precision::kBf16, cpu);
     EXPECT_EQ(torch::linear(x, w).scalar_type(), torch::kBFloat16);
   }
   EXPECT_EQ(torch::linear(x, w).scalar_type(), torch::kFloat);
   {
-    runtime::AutocastScope scope(runtime::Precision::kFp32, cpu);
+    runtime::AutocastScope scope(choices::Precision::kFp32, cpu);
     EXPECT_EQ(torch::linear(x, w).scalar_type(), torch::kFloat);
   }
 }

@@ -91,7 +91,7 @@ TEST(LabelSmoothing, ZeroSmoothingIsNll) {
 
 // noam, d_model 512, warmup 4000, factor 1: the paper's schedule.
 TEST(LrSchedule, NoamAtStepOneWarmupAndTenWarmup) {
-  const train::LrSchedule noam("noam", 1.0, 4000, 512);
+  const train::LrSchedule noam(config::Schedule::kNoam, 1.0, 4000, 512);
   const double scale = 1.0 / std::sqrt(512.0);
   EXPECT_DOUBLE_EQ(noam.at(1), scale * 1.0 / std::pow(4000.0, 1.5));
   EXPECT_DOUBLE_EQ(noam.at(4000), scale / std::sqrt(4000.0));  // the peak, ~7.0e-4
@@ -102,21 +102,23 @@ TEST(LrSchedule, NoamAtStepOneWarmupAndTenWarmup) {
 }
 
 TEST(LrSchedule, InverseSqrtAndConstant) {
-  const train::LrSchedule inv("inverse_sqrt", 5e-4, 4000, 512);
+  const train::LrSchedule inv(config::Schedule::kInverseSqrt, 5e-4, 4000, 512);
   EXPECT_DOUBLE_EQ(inv.at(1), 5e-4 / 4000);
   EXPECT_DOUBLE_EQ(inv.at(4000), 5e-4);
   EXPECT_DOUBLE_EQ(inv.at(40000), 5e-4 * std::sqrt(0.1));
-  const train::LrSchedule flat("constant", 3e-4, 0, 512);
+  const train::LrSchedule flat(config::Schedule::kConstant, 3e-4, 0, 512);
   EXPECT_DOUBLE_EQ(flat.at(1), 3e-4);
   EXPECT_DOUBLE_EQ(flat.at(40000), 3e-4);
-  const train::LrSchedule warm("constant", 3e-4, 10, 512);
+  const train::LrSchedule warm(config::Schedule::kConstant, 3e-4, 10, 512);
   EXPECT_DOUBLE_EQ(warm.at(5), 1.5e-4);
   EXPECT_DOUBLE_EQ(warm.at(40), 3e-4);
 }
 
-TEST(LrSchedule, RejectsUnknownNameAndStepZero) {
-  EXPECT_THROW(train::LrSchedule("cosine", 1.0, 10, 512), std::invalid_argument);
-  EXPECT_THROW(train::LrSchedule("noam", 1.0, 10, 512).at(0), std::invalid_argument);
+TEST(LrSchedule, RejectsNoWarmupAndStepZero) {
+  EXPECT_THROW(train::LrSchedule(config::Schedule::kInverseSqrt, 1.0, 0, 512),
+               std::invalid_argument);
+  EXPECT_THROW(train::LrSchedule(config::Schedule::kNoam, 1.0, 10, 512).at(0),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -81,15 +81,12 @@ void RunConfig::bind(Schema& s) {
   s.add("model.dropout", &model.dropout, "dropout P_drop");
   s.add("model.layer_norm_eps", &model.layer_norm_eps, "LayerNorm epsilon");
   s.add("model.norm", &model.norm,
-        "LayerNorm placement: pre (Annotated Transformer) or post (paper)",
-        std::vector<std::pair<std::string, model::NormPlacement>>{
-            {"pre", model::NormPlacement::kPre}, {"post", model::NormPlacement::kPost}});
+        "LayerNorm placement: pre (Annotated Transformer) or post (paper)", model::kNormNames);
   s.add("model.share_embeddings", &model.share_embeddings, "one embedding table for src and tgt");
   s.add("model.tie_output", &model.tie_output, "generator weight = target embedding");
   s.add("model.max_positions", &model.max_positions, "longest sequence (positional table rows)");
 
-  s.add("optim.schedule", &optim.schedule, "learning-rate schedule",
-        {"noam", "inverse_sqrt", "constant"});
+  s.add("optim.schedule", &optim.schedule, "learning-rate schedule", kScheduleNames);
   s.add("optim.lr", &optim.lr, "noam: factor; inverse_sqrt/constant: peak learning rate");
   s.add("optim.warmup_steps", &optim.warmup_steps, "warmup steps");
   s.add("optim.beta1", &optim.beta1, "Adam beta1");
@@ -123,12 +120,12 @@ void RunConfig::bind(Schema& s) {
         "bf16: forward pass under autocast to bfloat16 (oneDNN on CPUs, CUDA autocast on GPUs); "
         "weights, gradients, Adam moments, loss and checkpoints stay fp32; fp16: the same with "
         "float16 and a dynamic loss scale, on CUDA only (GPUs without bfloat16)",
-        {"auto", "fp32", "bf16", "fp16"});
+        choices::kPrecisionNames);
   s.add("train.attention", &train.attention,
         "auto: LibTorch's fused scaled_dot_product_attention (flash / memory-efficient kernels) "
         "on GPUs, the explicit matmul-softmax-matmul on CPUs and with train.deterministic; "
         "explicit; fused: the fused kernel on CPUs too (LibTorch >= 2.0)",
-        {"auto", "explicit", "fused"});
+        model::kAttentionNames);
   s.add("train.tf32", &train.tf32,
         "fp32 matrix products and convolutions on CUDA tensor cores in TF32 (10-bit mantissa, "
         "fp32's range; compute capability >= 8.0, no effect on older GPUs and on CPUs); false: "
@@ -136,20 +133,20 @@ void RunConfig::bind(Schema& s) {
   s.add("train.device", &train.device,
         "auto: cuda:<local rank> (or the one GPU the scheduler bound to the rank) when LibTorch "
         "has CUDA and the node a GPU, else the CPU; cpu; cuda (an error without a GPU)",
-        {"auto", "cpu", "cuda"});
+        choices::kDeviceNames);
   s.add("train.deterministic", &train.deterministic,
         "deterministic kernels only (cuBLAS workspace, no cuDNN autotuning): GPU runs repeat "
         "bitwise, e.g. for exact resume; slower");
 
   s.add("dist.backend", &dist.backend, "collectives: nccl on GPUs, mpi on CPUs",
-        {"auto", "mpi", "nccl"});
+        choices::kBackendNames);
   s.add("dist.bucket_mb", &dist.bucket_mb, "gradient allreduce bucket size in MiB");
   s.add("dist.overlap", &dist.overlap, "start bucket allreduces during backward");
   s.add("dist.shard_update", &dist.shard_update,
         "on: each rank updates its shard of the parameters and keeps only that shard's Adam "
         "moments (gradients reduce-scattered, parameters allgathered: ZeRO stage 1); auto: on "
         "with the mpi backend and more than one rank, off with nccl",
-        {"auto", "on", "off"});
+        kShardUpdateNames);
   s.add("dist.node_shared_memory", &dist.node_shared_memory,
         "sharded update, CPU ranks all on one machine: parameters and gradients in memory every "
         "rank maps, each rank sums its shard from the others' gradients, no allgather (false: "
@@ -176,7 +173,7 @@ void RunConfig::validate() const {
   require(model.max_positions > data.max_len, "model.max_positions must exceed data.max_len");
   require(std::isfinite(optim.lr) && optim.lr > 0, "optim.lr must be a finite number > 0");
   require(optim.warmup_steps >= 0, "optim.warmup_steps must be >= 0");
-  require(optim.schedule != "noam" || optim.warmup_steps > 0,
+  require(optim.schedule != Schedule::kNoam || optim.warmup_steps > 0,
           "optim.warmup_steps must be > 0 for noam");
   require(optim.clip_norm >= 0, "optim.clip_norm must be >= 0");
   require(optim.label_smoothing >= 0 && optim.label_smoothing < 1,
@@ -192,9 +189,9 @@ void RunConfig::validate() const {
   require(train.patience >= 0, "train.patience must be >= 0");
   require(train.max_nonfinite_steps >= 1, "train.max_nonfinite_steps must be >= 1");
   require(train.watchdog_s >= 0, "train.watchdog_s must be >= 0");
-  require(train.attention != "fused" || TORCH_VERSION_MAJOR >= 2,
+  require(train.attention != model::AttentionKernel::kFused || TORCH_VERSION_MAJOR >= 2,
           "train.attention = fused needs LibTorch >= 2.0 (this build has " TORCH_VERSION ")");
-  require(train.attention != "fused" || !train.deterministic,
+  require(train.attention != model::AttentionKernel::kFused || !train.deterministic,
           "train.attention = fused is not deterministic: use auto or explicit with "
           "train.deterministic");
   require(dist.bucket_mb > 0, "dist.bucket_mb must be > 0");
@@ -210,8 +207,9 @@ model::ModelConfig RunConfig::model_config(int64_t src_vocab, int64_t tgt_vocab,
   // The fused kernels' backward is not deterministic on GPUs (memory-efficient
   // attention accumulates with atomics): train.deterministic keeps the formula.
   const bool fused_kernels = TORCH_VERSION_MAJOR >= 2 && !train.deterministic;
-  if (train.attention == "fused") m.attention = model::AttentionKernel::kFused;
-  if (train.attention == "auto" && fused_kernels) m.attention = model::AttentionKernel::kFusedOnGpu;
+  m.attention = train.attention == model::AttentionKernel::kFusedOnGpu && !fused_kernels
+                    ? model::AttentionKernel::kExplicit
+                    : train.attention;
   return m;
 }
 

@@ -5,10 +5,22 @@
 #include <cstdint>
 #include <string>
 
+#include "trainer/choices/compute.h"
 #include "trainer/config/schema.h"
 #include "trainer/model/model_config.h"
 
 namespace config {
+
+// The learning-rate schedule (train/lr_schedule.h has the formulas).
+enum class Schedule { kNoam, kInverseSqrt, kConstant };
+inline const choices::Names<Schedule> kScheduleNames = {{"noam", Schedule::kNoam},
+                                                        {"inverse_sqrt", Schedule::kInverseSqrt},
+                                                        {"constant", Schedule::kConstant}};
+
+// Whether each rank updates only its shard of the parameters (dist.shard_update).
+enum class ShardUpdate { kAuto, kOn, kOff };
+inline const choices::Names<ShardUpdate> kShardUpdateNames = {
+    {"auto", ShardUpdate::kAuto}, {"on", ShardUpdate::kOn}, {"off", ShardUpdate::kOff}};
 
 struct RunSection {
   std::string name = "default";  // run directory: <out_dir>/<name>
@@ -25,8 +37,8 @@ struct DataSection {
 };
 
 struct OptimSection {
-  std::string schedule = "noam";  // noam | inverse_sqrt | constant
-  double lr = 2.0;                // noam: the factor; otherwise the peak learning rate
+  Schedule schedule = Schedule::kNoam;  // noam | inverse_sqrt | constant
+  double lr = 2.0;                      // noam: the factor; otherwise the peak learning rate
   int64_t warmup_steps = 4000;
   double beta1 = 0.9;
   double beta2 = 0.98;
@@ -49,19 +61,24 @@ struct TrainSection {
   double watchdog_s = 900;          // end the job when a step phase lasts longer; 0 = off
   int64_t threads = 0;              // torch threads per rank; 0 = cores / ranks on the node
   bool keep_freed_memory = true;    // host memory a step frees stays for the next (host_memory.h)
-  std::string precision = "auto";   // auto (bf16 where the device has it) | fp32 | bf16 | fp16
+  // auto (bf16 where the device has it) | fp32 | bf16 | fp16
+  choices::Precision precision = choices::Precision::kAuto;
   bool tf32 = true;                 // fp32 matrix products on CUDA tensor cores in TF32
-  std::string attention = "auto";   // auto (fused kernels on GPUs) | explicit | fused
-  std::string device = "auto";      // auto (a GPU when there is one for the rank) | cpu | cuda
+  // auto (fused kernels on GPUs) | explicit | fused
+  model::AttentionKernel attention = model::AttentionKernel::kFusedOnGpu;
+  // auto (a GPU when there is one for the rank) | cpu | cuda
+  choices::Device device = choices::Device::kAuto;
   bool deterministic = false;       // deterministic kernels (bitwise-reproducible GPU runs)
 };
 
 // How ranks cooperate; none of it changes the mathematics of a step.
 struct DistSection {
-  std::string backend = "auto";       // auto (nccl on GPUs, mpi on CPUs) | mpi | nccl
+  // auto (nccl on GPUs, mpi on CPUs) | mpi | nccl
+  choices::Backend backend = choices::Backend::kAuto;
   double bucket_mb = 25;              // gradient allreduce bucket size (MiB)
   bool overlap = true;                // allreduce buckets during backward
-  std::string shard_update = "auto";  // auto (on with mpi and > 1 rank, off with nccl) | on | off
+  // auto (on with mpi and > 1 rank, off with nccl) | on | off
+  ShardUpdate shard_update = ShardUpdate::kAuto;
   bool node_shared_memory = true;     // sharded CPU ranks on one machine: through shared memory
   int64_t check_every = 1000;         // compare parameter checksums across ranks (0 = end only)
 };

@@ -56,9 +56,8 @@ void Schema::add(const std::string& key, double* field, const std::string& help)
 void Schema::add(const std::string& key, bool* field, const std::string& help) {
   add_entry(key, field, help);
 }
-void Schema::add(const std::string& key, std::string* field, const std::string& help,
-                 std::vector<std::string> choices) {
-  add_entry(key, field, help, std::move(choices));
+void Schema::add(const std::string& key, std::string* field, const std::string& help) {
+  add_entry(key, field, help);
 }
 
 void Schema::add_alias(const std::string& key, const std::string& option) {

@@ -16,6 +16,8 @@
 #include <variant>
 #include <vector>
 
+#include "trainer/choices/names.h"
+
 namespace CLI {
 class App;
 }
@@ -27,24 +29,17 @@ class Schema {
   void add(const std::string& key, int64_t* field, const std::string& help);
   void add(const std::string& key, double* field, const std::string& help);
   void add(const std::string& key, bool* field, const std::string& help);
-  // choices: when non-empty, the only accepted values.
-  void add(const std::string& key, std::string* field, const std::string& help,
-           std::vector<std::string> choices = {});
+  void add(const std::string& key, std::string* field, const std::string& help);
 
   // An enum field spelled by name in files and on the command line.
   template <typename Enum>
   void add(const std::string& key, Enum* field, const std::string& help,
-           std::vector<std::pair<std::string, Enum>> names) {
+           const choices::Names<Enum>& names) {
     Named named;
     named.set = [field, names](const std::string& text) {
-      for (const auto& [name, value] : names)
-        if (name == text) *field = value;
+      *field = choices::value_of(names, text);
     };
-    named.get = [field, names] {
-      for (const auto& [name, value] : names)
-        if (value == *field) return name;
-      return std::string("?");
-    };
+    named.get = [field, names] { return choices::name_of(names, *field); };
     std::vector<std::string> choices;
     for (const auto& entry : names) choices.push_back(entry.first);
     add_entry(key, std::move(named), help, std::move(choices));

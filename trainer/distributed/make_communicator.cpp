@@ -12,23 +12,23 @@ namespace distributed {
 
 bool nccl_built() { return TRAINER_WITH_NCCL; }
 
-std::unique_ptr<Communicator> make_communicator(const std::string& backend,
+std::unique_ptr<Communicator> make_communicator(choices::Backend backend,
                                                 const torch::Device& device) {
-  const std::string chosen = backend != "auto" ? backend : device.is_cuda() ? "nccl" : "mpi";
-  if (chosen == "mpi") return std::make_unique<MpiCommunicator>();
-  if (chosen == "nccl") {
-    if (!device.is_cuda())
-      throw std::invalid_argument("dist.backend = nccl needs a CUDA device; this rank has " +
-                                  device.str());
+  using choices::Backend;
+  const Backend chosen = backend != Backend::kAuto ? backend
+                         : device.is_cuda()        ? Backend::kNccl
+                                                   : Backend::kMpi;
+  if (chosen == Backend::kMpi) return std::make_unique<MpiCommunicator>();
+  if (!device.is_cuda())
+    throw std::invalid_argument("dist.backend = nccl needs a CUDA device; this rank has " +
+                                device.str());
 #if TRAINER_WITH_NCCL
-    return std::make_unique<NcclCommunicator>(device.index());
+  return std::make_unique<NcclCommunicator>(device.index());
 #else
-    throw std::invalid_argument(
-        "dist.backend = nccl: this binary was built without NCCL (CUDA/NCCL not found, or "
-        "-DTRAINER_WITH_NCCL=OFF)");
+  throw std::invalid_argument(
+      "dist.backend = nccl: this binary was built without NCCL (CUDA/NCCL not found, or "
+      "-DTRAINER_WITH_NCCL=OFF)");
 #endif
-  }
-  throw std::invalid_argument("dist.backend: unknown backend '" + backend + "'");
 }
 
 }  // namespace distributed

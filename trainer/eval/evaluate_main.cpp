@@ -42,7 +42,7 @@ struct Cli {
   bool watch = false;
   double poll_s = 30;
   int threads = 0;
-  std::string device = "auto";
+  choices::Device device = choices::Device::kAuto;
   eval::EvalOptions eval;
 };
 
@@ -67,7 +67,7 @@ const CLI::Validator kNonNegative = number_at_least(0, "non-negative");
 // cuda:<local rank> (or the rank's one bound GPU) when there is one, as for training.
 torch::Device eval_device(const Cli& cli, const launch::ProcessInfo& info,
                           const launch::Ranks& ranks) {
-  return runtime::agree_on_device(info, cli.device, "mpi", ranks).device;
+  return runtime::agree_on_device(info, cli.device, choices::Backend::kMpi, ranks).device;
 }
 
 // <run>/eval/<split>-step_N[-avgK][-beamB]
@@ -240,9 +240,14 @@ int main(int argc, char** argv) {
   for (const char* other : {"--checkpoint", "--average-last", "--save-weights", "--out"})
     app.get_option("--watch")->excludes(other);
   app.get_option("--poll-s")->needs("--watch");
-  app.add_option("--device", cli.device, "auto (a GPU when there is one for the rank), cpu or cuda")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  app.add_option_function<std::string>(
+         "--device",
+         [&cli](const std::string& name) {
+           cli.device = choices::value_of(choices::kDeviceNames, name);
+         },
+         "auto (a GPU when there is one for the rank), cpu or cuda")
+      ->default_str(choices::name_of(choices::kDeviceNames, cli.device))
+      ->check(CLI::IsMember(choices::kDeviceNames));
   app.add_option("--threads", cli.threads,
                  "torch threads per rank (0 = the rank's share of its node's cores)")
       ->capture_default_str()

@@ -3,12 +3,16 @@
 #include <cstdint>
 #include <string>
 
+#include "trainer/choices/names.h"
+
 namespace model {
 
 enum class NormPlacement {
   kPre,   // x + Dropout(Sublayer(LayerNorm(x))), final LayerNorm per stack (Annotated Transformer)
   kPost,  // LayerNorm(x + Dropout(Sublayer(x)))                          (the paper)
 };
+inline const choices::Names<NormPlacement> kNormNames = {{"pre", NormPlacement::kPre},
+                                                         {"post", NormPlacement::kPost}};
 
 // How Attention(Q, K, V) is computed; the same mathematics either way
 // (train.attention chooses, runtime-side, not part of the model's identity).
@@ -18,6 +22,12 @@ enum class AttentionKernel {
                 // kernels) on CUDA tensors, explicit on CPU ones
   kFused,       // scaled_dot_product_attention on every device
 };
+// train.attention's names: auto is fused on GPUs, explicit where LibTorch has
+// no fused kernels or with train.deterministic (config::RunConfig::model_config).
+inline const choices::Names<AttentionKernel> kAttentionNames = {
+    {"auto", AttentionKernel::kFusedOnGpu},
+    {"explicit", AttentionKernel::kExplicit},
+    {"fused", AttentionKernel::kFused}};
 
 struct ModelConfig {
   int64_t src_vocab = 0;

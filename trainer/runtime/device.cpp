@@ -32,10 +32,11 @@ DeviceChoice common_choice(const DeviceRequest& request, const std::vector<RankV
   int with_gpu = -1, without_gpu = -1;
   for (size_t r = 0; r < ranks.size(); ++r)
     (ranks[r].gpus.empty() ? without_gpu : with_gpu) = static_cast<int>(r);
-  gpu = request.device == "cuda" || (request.device == "auto" && with_gpu >= 0);
+  gpu = request.device == choices::Device::kCuda ||
+        (request.device == choices::Device::kAuto && with_gpu >= 0);
   if (gpu && without_gpu >= 0) {
     const std::string missing = where(ranks, without_gpu) + " sees no GPU";
-    if (request.device == "cuda")
+    if (request.device == choices::Device::kCuda)
       throw std::invalid_argument("train.device = cuda, but " + missing);
     throw std::invalid_argument(
         "train.device = auto: " + missing + " while " + where(ranks, with_gpu) + " sees " +
@@ -44,9 +45,10 @@ DeviceChoice common_choice(const DeviceRequest& request, const std::vector<RankV
         "set train.device = \"cpu\")");
   }
   DeviceChoice choice;
-  choice.backend =
-      request.backend != "auto" ? request.backend : (gpu && request.nccl_built ? "nccl" : "mpi");
-  if (choice.backend == "nccl" && !gpu)
+  choice.backend = request.backend != choices::Backend::kAuto ? request.backend
+                   : gpu && request.nccl_built                ? choices::Backend::kNccl
+                                                              : choices::Backend::kMpi;
+  if (choice.backend == choices::Backend::kNccl && !gpu)
     throw std::invalid_argument("dist.backend = nccl needs a CUDA device; " + where(ranks, 0) +
                                 " computes on the CPU");
   return choice;
@@ -76,7 +78,7 @@ std::vector<DeviceChoice> choose_devices(const DeviceRequest& request,
   std::vector<DeviceChoice> choices(ranks.size(), common);
   if (!gpu) return choices;
 
-  const bool nccl = common.backend == "nccl";
+  const bool nccl = common.backend == choices::Backend::kNccl;
   for (const std::vector<int>& group : groups_by_gpu_set(ranks)) {
     const std::vector<std::string>& set = ranks[group.front()].gpus;  // the first rank's order
     if (nccl && group.size() > set.size())
@@ -139,7 +141,8 @@ std::vector<std::string> describe_layout(const std::vector<RankView>& ranks,
 namespace {
 
 std::string settings(const DeviceRequest& request) {
-  return "train.device = " + request.device + ", dist.backend = " + request.backend;
+  return "train.device = " + choices::name_of(choices::kDeviceNames, request.device) +
+         ", dist.backend = " + choices::name_of(choices::kBackendNames, request.backend);
 }
 
 // A rank's settings and view as one line of text for the gather: settings,
@@ -164,12 +167,13 @@ RankView decode(const std::string& text, std::string& settings) {
 
 }  // namespace
 
-DeviceChoice agree_on_device(const launch::ProcessInfo& process, const std::string& device,
-                             const std::string& backend, const launch::Ranks& ranks) {
+DeviceChoice agree_on_device(const launch::ProcessInfo& process, choices::Device device,
+                             choices::Backend backend, const launch::Ranks& ranks) {
   DeviceRequest request{device, backend, distributed::nccl_built()};
   // A rank told to compute on the CPU never asks CUDA (no context, no driver needed).
-  const RankView mine{process.node, static_cast<int>(torch::get_num_threads()),
-                      device == "cpu" ? std::vector<std::string>{} : visible_gpu_uuids()};
+  const RankView mine{
+      process.node, static_cast<int>(torch::get_num_threads()),
+      device == choices::Device::kCpu ? std::vector<std::string>{} : visible_gpu_uuids()};
   std::vector<RankView> views;
   std::vector<std::string> given(ranks.size());  // each rank's settings
   for (const std::string& text : ranks.allgather(encode(request, mine)))
@@ -197,7 +201,7 @@ DeviceChoice agree_on_device(const launch::ProcessInfo& process, const std::stri
                   choice.gpu, join(choice.shares));
   make_current(choice.device);
   logging::info("every rank computes on {} with {}", choice.device.is_cuda() ? "cuda" : "cpu",
-                choice.backend);
+                choices::name_of(choices::kBackendNames, choice.backend));
   return choice;
 }
 

@@ -30,6 +30,7 @@
 
 #include "launch/process.h"
 #include "launch/ranks.h"
+#include "trainer/choices/compute.h"
 
 namespace runtime {
 
@@ -41,14 +42,14 @@ struct RankView {
 };
 
 struct DeviceRequest {
-  std::string device = "auto";   // train.device
-  std::string backend = "auto";  // dist.backend
+  choices::Device device = choices::Device::kAuto;     // train.device
+  choices::Backend backend = choices::Backend::kAuto;  // dist.backend
   bool nccl_built = false;
 };
 
 struct DeviceChoice {
   torch::Device device = torch::kCPU;
-  std::string backend;      // "mpi" | "nccl"
+  choices::Backend backend = choices::Backend::kMpi;  // kMpi | kNccl
   std::string gpu;          // its GPU's identity ("" on the CPU)
   std::vector<int> shares;  // the other ranks on the same GPU (MPI only)
 };
@@ -66,7 +67,7 @@ std::vector<std::string> describe_layout(const std::vector<RankView>& ranks,
 // Collective: this rank's choice, made its current device, after every rank
 // gathered every rank's view; rank 0 logs the layout. Its CUDA calls are the
 // process's first: train.deterministic (runtime/determinism.h) comes before.
-DeviceChoice agree_on_device(const launch::ProcessInfo& process, const std::string& device,
-                             const std::string& backend, const launch::Ranks& ranks);
+DeviceChoice agree_on_device(const launch::ProcessInfo& process, choices::Device device,
+                             choices::Backend backend, const launch::Ranks& ranks);
 
 }  // namespace runtime

@@ -4,6 +4,7 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -11,6 +12,9 @@
 #include "trainer/runtime/cuda_devices.h"
 
 namespace runtime {
+
+using choices::Precision;
+
 namespace {
 
 // The CPU's bfloat16 instructions, as the kernel lists them (/proc/cpuinfo
@@ -77,22 +81,20 @@ void use_tf32(bool on) {
 }
 
 Precision parse_precision(const std::string& name) {
-  if (name == "fp32") return Precision::kFp32;
-  if (name == "bf16") return Precision::kBf16;
-  if (name == "fp16") return Precision::kFp16;
-  throw std::invalid_argument("precision must be fp32, bf16 or fp16, got '" + name + "'");
+  const auto& names = choices::kPrecisionNames;
+  const auto named = std::find_if(names.begin(), names.end(),
+                                  [&](const auto& entry) { return entry.first == name; });
+  if (named == names.end() || named->second == Precision::kAuto)
+    throw std::invalid_argument("precision must be fp32, bf16 or fp16, got '" + name + "'");
+  return named->second;
 }
 
-const char* precision_name(Precision precision) {
-  switch (precision) {
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp16: return "fp16";
-    default: return "fp32";
-  }
+const std::string& precision_name(Precision precision) {
+  return choices::name_of(choices::kPrecisionNames, precision);
 }
 
-PrecisionChoice choose_precision(const std::string& setting, const torch::Device& device) {
-  if (setting != "auto") return {parse_precision(setting), "train.precision = " + setting};
+PrecisionChoice choose_precision(Precision setting, const torch::Device& device) {
+  if (setting != Precision::kAuto) return {setting, "train.precision = " + precision_name(setting)};
   if (device.is_cuda()) {
     const GpuProperties gpu = gpu_properties(device);
     const std::string what = device.str() + " (" + gpu.name + ", compute capability " +

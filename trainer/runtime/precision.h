@@ -24,28 +24,28 @@
 
 #include <string>
 
+#include "trainer/choices/compute.h"
+
 namespace runtime {
 
-enum class Precision { kFp32, kBf16, kFp16 };
-
 // "fp32" | "bf16" | "fp16"; anything else throws std::invalid_argument.
-Precision parse_precision(const std::string& name);
-const char* precision_name(Precision precision);
+choices::Precision parse_precision(const std::string& name);
+const std::string& precision_name(choices::Precision precision);
 
-// train.precision for `device`: "auto" decided as above, the others parsed;
+// train.precision for `device`: auto decided as above, the others kept;
 // `reason` says why, for the log.
 struct PrecisionChoice {
-  Precision precision;
+  choices::Precision precision;
   std::string reason;
 };
-PrecisionChoice choose_precision(const std::string& setting, const torch::Device& device);
+PrecisionChoice choose_precision(choices::Precision setting, const torch::Device& device);
 
 // Autocast for the forward pass and loss of one micro-batch on `device`, for
 // the lifetime of the scope (a no-op for fp32). Leaving the outermost scope
 // drops the cached low-precision copies of the weights, which change every step.
 class AutocastScope {
  public:
-  AutocastScope(Precision precision, const torch::Device& device);
+  AutocastScope(choices::Precision precision, const torch::Device& device);
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;

@@ -6,24 +6,24 @@
 
 namespace train {
 
-LrSchedule::LrSchedule(std::string name, double lr, int64_t warmup_steps, int64_t d_model)
-    : name_(std::move(name)),
+LrSchedule::LrSchedule(config::Schedule schedule, double lr, int64_t warmup_steps, int64_t d_model)
+    : schedule_(schedule),
       lr_(lr),
       warmup_(static_cast<double>(warmup_steps)),
       d_model_(static_cast<double>(d_model)) {
-  if (name_ != "noam" && name_ != "inverse_sqrt" && name_ != "constant")
-    throw std::invalid_argument("unknown learning-rate schedule '" + name_ + "'");
-  if (name_ != "constant" && warmup_ <= 0)
-    throw std::invalid_argument("schedule " + name_ + " needs warmup_steps > 0");
+  if (schedule_ != config::Schedule::kConstant && warmup_ <= 0)
+    throw std::invalid_argument("schedule " + choices::name_of(config::kScheduleNames, schedule_) +
+                                " needs warmup_steps > 0");
 }
 
 double LrSchedule::at(int64_t step) const {
   if (step < 1) throw std::invalid_argument("learning-rate schedule starts at step 1");
   const double s = static_cast<double>(step);
-  if (name_ == "noam")
+  if (schedule_ == config::Schedule::kNoam)
     return lr_ * std::pow(d_model_, -0.5) *
            std::min(std::pow(s, -0.5), s * std::pow(warmup_, -1.5));
-  if (name_ == "inverse_sqrt") return lr_ * std::min(s / warmup_, std::sqrt(warmup_ / s));
+  if (schedule_ == config::Schedule::kInverseSqrt)
+    return lr_ * std::min(s / warmup_, std::sqrt(warmup_ / s));
   return warmup_ > 0 ? lr_ * std::min(1.0, s / warmup_) : lr_;
 }
 

@@ -5,18 +5,19 @@
 //   constant      lr = peak * min(1, s / warmup)   (linear warmup when warmup > 0)
 #pragma once
 #include <cstdint>
-#include <string>
+
+#include "trainer/config/run_config.h"
 
 namespace train {
 
 class LrSchedule {
  public:
-  // name: noam | inverse_sqrt | constant; lr is the noam factor or the peak rate.
-  LrSchedule(std::string name, double lr, int64_t warmup_steps, int64_t d_model);
+  // lr is the noam factor or the peak rate.
+  LrSchedule(config::Schedule schedule, double lr, int64_t warmup_steps, int64_t d_model);
   double at(int64_t step) const;
 
  private:
-  std::string name_;
+  config::Schedule schedule_;
   double lr_;
   double warmup_;
   double d_model_;

@@ -104,7 +104,7 @@ class TrainStep {
   struct Options {
     uint64_t seed = 0;     // dropout masks derive from (seed, step, part)
     double clip_norm = 0;  // 0: no clipping
-    runtime::Precision precision = runtime::Precision::kFp32;
+    choices::Precision precision = choices::Precision::kFp32;
   };
   TrainStep(task::Objective& objective, Optimizer& optimizer, distributed::GradSync& grad_sync,
             distributed::Communicator& comm, const LrSchedule& schedule, LossScaler& loss_scaler,

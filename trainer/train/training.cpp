@@ -103,13 +103,14 @@ data::PlanOptions plan_options(const config::RunConfig& cfg, const launch::Ranks
 // the device has bfloat16 units; runtime/precision.h). Collective: auto is
 // bf16 only where every rank's device has it, so that ranks on nodes of
 // different CPUs or GPUs train alike.
-runtime::Precision chosen_precision(const std::string& setting, const torch::Device& device,
+choices::Precision chosen_precision(choices::Precision setting, const torch::Device& device,
                                     const launch::Ranks& ranks) {
   runtime::PrecisionChoice choice = runtime::choose_precision(setting, device);
-  if (setting == "auto" && ranks.any(choice.precision != runtime::Precision::kBf16) &&
-      choice.precision == runtime::Precision::kBf16)
-    choice = {runtime::Precision::kFp32, "auto: another rank's device has no bfloat16"};
-  if (choice.precision == runtime::Precision::kFp16 && !device.is_cuda())
+  if (setting == choices::Precision::kAuto &&
+      ranks.any(choice.precision != choices::Precision::kBf16) &&
+      choice.precision == choices::Precision::kBf16)
+    choice = {choices::Precision::kFp32, "auto: another rank's device has no bfloat16"};
+  if (choice.precision == choices::Precision::kFp16 && !device.is_cuda())
     throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device.str() +
                                 " (on CPUs: bf16)");
   logging::info("precision: {} ({})", runtime::precision_name(choice.precision), choice.reason);
@@ -119,12 +120,13 @@ runtime::Precision chosen_precision(const std::string& setting, const torch::Dev
 // The resolved config (config::Schema::to_toml: one `key = value` line each)
 // with train.precision = auto replaced by what this run chose, so that the
 // run's config.toml and its checkpoints say how it trained.
-std::string with_precision(std::string toml, runtime::Precision precision) {
-  const std::string asked = "\nprecision = \"auto\"\n";
+std::string with_precision(std::string toml, choices::Precision precision) {
+  const auto line = [](choices::Precision p) {
+    return "\nprecision = \"" + runtime::precision_name(p) + "\"\n";
+  };
+  const std::string asked = line(choices::Precision::kAuto);
   const size_t at = toml.find(asked);
-  if (at != std::string::npos)
-    toml.replace(at, asked.size(),
-                 std::string("\nprecision = \"") + runtime::precision_name(precision) + "\"\n");
+  if (at != std::string::npos) toml.replace(at, asked.size(), line(precision));
   return toml;
 }
 
@@ -172,7 +174,7 @@ class Trainer {
   const launch::ProcessInfo process_;          // this rank's place: host, ranks on its node
   const runtime::DeviceChoice device_choice_;  // device and backend, agreed by all ranks
   const torch::Device device_;
-  const runtime::Precision precision_;    // train.precision, auto decided for device_
+  const choices::Precision precision_;    // train.precision, auto decided for device_
   const std::string resolved_toml_;       // with the precision chosen (config.toml, checkpoints)
   distributed::FlightRecorder recorder_;  // comm_'s last collectives, for the watchdog
   const std::unique_ptr<distributed::Communicator> comm_;
@@ -263,7 +265,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
       last_saved_step_(start_.checkpoint_step),
       grad_sync_(params_, *comm_, grad_sync_options()),
       optimizer_(adam_, grad_sync_),
-      loss_scaler_(LossScaler::Options{precision_ == runtime::Precision::kFp16}, state_.loss_scale,
+      loss_scaler_(LossScaler::Options{precision_ == choices::Precision::kFp16}, state_.loss_scale,
                    device_),
       log_(ranks_.is_main()
                ? std::make_unique<MetricsLog>((run_dir_ / "metrics.jsonl").string(), state_.step)
@@ -350,9 +352,9 @@ distributed::GradSyncOptions Trainer::grad_sync_options() const {
   o.bucket_bytes = static_cast<int64_t>(cfg_.dist.bucket_mb * (1 << 20));
   o.overlap = cfg_.dist.overlap;
   // dist.shard_update = auto: sharded over MPI across ranks (one rank has nothing to share).
-  o.shard = cfg_.dist.shard_update == "auto"
-                ? std::string(comm_->backend()) == "mpi" && comm_->world_size() > 1
-                : cfg_.dist.shard_update == "on";
+  o.shard = cfg_.dist.shard_update == config::ShardUpdate::kAuto
+                ? device_choice_.backend == choices::Backend::kMpi && comm_->world_size() > 1
+                : cfg_.dist.shard_update == config::ShardUpdate::kOn;
   o.node_shared = cfg_.dist.node_shared_memory;
   return o;
 }
@@ -364,7 +366,7 @@ void Trainer::warn_about_settings() const {
     logging::warn(
         "the schedule's peak learning rate is {:g} (optim.lr = {:g}, {}): Adam moves "
         "each weight by up to that much per step, and runs diverge far below it",
-        peak, cfg_.optim.lr, cfg_.optim.schedule);
+        peak, cfg_.optim.lr, choices::name_of(config::kScheduleNames, cfg_.optim.schedule));
   if (batcher_.num_skipped() > 0)
     logging::warn("{} training examples are longer than data.max_len = {} and are skipped",
                   batcher_.num_skipped(), cfg_.data.max_len);

@@ -11,7 +11,7 @@ Validator::Validator(const data::Dataset& valid, int64_t batch_tokens, int64_t e
 
 ValidationResult Validator::run(torch::nn::Module& model, task::Objective& objective,
                                 distributed::Communicator& comm, const torch::Device& device,
-                                runtime::Precision precision) const {
+                                choices::Precision precision) const {
   torch::NoGradGuard no_grad;
   model.eval();
   auto sums = torch::zeros({3}, torch::dtype(torch::kDouble).device(device));  // loss, nll, tokens

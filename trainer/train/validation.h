@@ -28,7 +28,7 @@ class Validator {
   // Collective, in the training's precision. The model is left in training mode.
   ValidationResult run(torch::nn::Module& model, task::Objective& objective,
                        distributed::Communicator& comm, const torch::Device& device,
-                       runtime::Precision precision) const;
+                       choices::Precision precision) const;
 
  private:
   const data::Dataset& valid_;
