@@ -36,7 +36,8 @@ template <typename T>
 void write_checked(hid_t file, const std::string& name, const std::vector<T>& values,
                    const ShardWriteOptions& options, bool deflate) {
   const int64_t chunk = std::clamp<int64_t>(values.size(), 1, options.chunk);
-  h5::write_vector(file, name.c_str(), values, {chunk, deflate ? options.deflate : 0, true});
+  h5::write_vector(file, name.c_str(), values,
+                   {chunk, deflate ? static_cast<int>(options.deflate) : 0, true});
 }
 
 void write_side(hid_t file, const std::string& side, const RaggedTokens& sequences,

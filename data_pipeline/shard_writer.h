@@ -12,7 +12,7 @@
 namespace data {
 
 struct ShardWriteOptions {
-  int deflate = 0;                   // gzip level of the token arrays, 0 (off) .. 9
+  int64_t deflate = 0;               // gzip level of the token arrays, 0 (off) .. 9
   int64_t chunk = int64_t{1} << 12;  // elements per chunk (16 KiB of int32 tokens)
 };
 

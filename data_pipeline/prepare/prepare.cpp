@@ -30,11 +30,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 void check_options(const PrepareOptions& options) {
-  if (options.task != "text" && options.task != "classify" && !is_synthetic_task(options.task)) {
-    throw std::invalid_argument("unknown task '" + options.task +
-                                "' (expected copy, reverse, majority, text or classify)");
-  }
   if (options.shard_size < 1) throw std::invalid_argument("shard size must be at least 1");
+  if (options.shard_mb < 0 || options.shard_mb > (int64_t{1} << 20))
+    throw std::invalid_argument("--shard-mb must be in 0..1048576, not " +
+                                std::to_string(options.shard_mb));
+  if (options.seed < 0) throw std::invalid_argument("--seed must not be negative");
   if (options.tokenizer_sample < 1)
     throw std::invalid_argument("tokenizer sample must be at least 1");
   if (options.shard.deflate < 0 || options.shard.deflate > 9) {
@@ -45,12 +45,14 @@ void check_options(const PrepareOptions& options) {
     if (std::find(kinds.begin(), kinds.end(), options.tokenizer) == kinds.end()) {
       throw std::invalid_argument("unknown tokenizer kind '" + options.tokenizer + "'");
     }
-    if (options.task == "text" && options.text.count("train") == 0) {
+    if (options.task == Task::kText && options.text.count("train") == 0) {
       throw std::invalid_argument("task text needs the training files --train-src and --train-tgt");
     }
-    if (options.task == "classify" && options.tsv.count("train") == 0) {
+    if (options.task == Task::kClassify && options.tsv.count("train") == 0) {
       throw std::invalid_argument("task classify needs the training file --train-tsv");
     }
+    if (!options.spm_model.empty() && !fs::is_regular_file(options.spm_model))
+      throw std::invalid_argument("--spm-model " + options.spm_model.string() + ": no such file");
     if (options.strip_spaces && options.tokenizer == "word") {
       throw std::invalid_argument(
           "--strip-spaces would leave one word a line: use --vocab char or spm");
@@ -90,15 +92,24 @@ Split open_text_split(const std::string& split, const std::vector<fs::path>& fil
   return opened;
 }
 
+SyntheticTask synthetic_task(Task task) {
+  switch (task) {
+    case Task::kCopy: return SyntheticTask::kCopy;
+    case Task::kReverse: return SyntheticTask::kReverse;
+    case Task::kMajority: return SyntheticTask::kMajority;
+    default: throw std::logic_error("not a synthetic task");
+  }
+}
+
 std::map<std::string, Split> open_splits(const PrepareOptions& options) {
   std::map<std::string, Split> splits;
   for (size_t index = 0; index < kSplits.size(); ++index) {
     const std::string& split = kSplits[index];
-    if (options.task == "text") {
+    if (options.task == Task::kText) {
       const auto files = options.text.find(split);
       if (files != options.text.end())
         splits[split] = open_text_split(split, {files->second.src, files->second.tgt}, options);
-    } else if (options.task == "classify") {
+    } else if (options.task == Task::kClassify) {
       const auto file = options.tsv.find(split);
       if (file != options.tsv.end())
         splits[split] = open_text_split(split, {file->second}, options);
@@ -106,8 +117,8 @@ std::map<std::string, Split> open_splits(const PrepareOptions& options) {
       const auto size = options.sizes.find(split);
       if (size == options.sizes.end() || size->second == 0) continue;
       splits[split].pairs =
-          memory_pairs(make_synthetic(parse_synthetic_task(options.task), options.synthetic,
-                                      size->second, mix_seed(options.seed, index)));
+          memory_pairs(make_synthetic(synthetic_task(options.task), options.synthetic, size->second,
+                                      mix_seed(options.seed, index)));
     }
   }
   return splits;
@@ -155,7 +166,7 @@ struct RangeWritten {
 };
 
 // Encodes this rank's range of a split into shards of at most shard_size
-// examples (and shard_bytes, when set); with `labels` (classification), tgt
+// examples (and shard_mb MiB, when set); with `labels` (classification), tgt
 // is the label's name.
 RangeWritten write_range(const fs::path& dir, const std::string& split, const PairSource& pairs,
                          const Tokenizers& tokenizers, const LabelSet& labels,
@@ -200,7 +211,7 @@ RangeWritten write_range(const fs::path& dir, const std::string& split, const Pa
     }
     shard.ids.push_back(pair.id);
     if (shard.size() == options.shard_size ||
-        (options.shard_bytes > 0 && bytes() >= options.shard_bytes))
+        (options.shard_mb > 0 && bytes() >= (options.shard_mb << 20)))
       flush();
     progress.update(pair.id + 1 - begin);
   });
@@ -329,7 +340,7 @@ void add_split(Manifest& manifest, const fs::path& dir, const std::string& split
 
 // What the manifest records about how the dataset was made.
 json describe(const PrepareOptions& options) {
-  json described = {{"task", options.task},
+  json described = {{"task", settings::name_of(kTaskNames, options.task)},
                     {"shard_size", options.shard_size},
                     {"deflate", options.shard.deflate}};
   if (is_synthetic_task(options.task)) {

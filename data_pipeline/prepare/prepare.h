@@ -47,6 +47,7 @@
 #include "data_pipeline/prepare/synthetic.h"
 #include "data_pipeline/shard_writer.h"
 #include "data_pipeline/tokenizer.h"
+#include "settings/names.h"
 
 namespace data {
 
@@ -58,13 +59,30 @@ struct TextFiles {
   std::filesystem::path tgt;
 };
 
+// What a dataset is made from: a synthetic task (copy, reverse: seq2seq;
+// majority: classification) or files (text: parallel; classify: labeled).
+enum class Task { kCopy, kReverse, kMajority, kText, kClassify };
+inline const settings::Names<Task> kTaskNames = {{"copy", Task::kCopy},
+                                                 {"reverse", Task::kReverse},
+                                                 {"majority", Task::kMajority},
+                                                 {"text", Task::kText},
+                                                 {"classify", Task::kClassify}};
+
+inline bool is_synthetic_task(Task task) {
+  return task == Task::kCopy || task == Task::kReverse || task == Task::kMajority;
+}
+inline bool is_classification_task(Task task) {
+  return task == Task::kClassify || task == Task::kMajority;
+}
+
+// prepare_data's settings (prepare_settings.h binds each to a key).
 struct PrepareOptions {
-  std::string task;  // "copy", "reverse", "majority" (synthetic), "text" or "classify"
+  Task task = Task::kCopy;
   std::filesystem::path out;
   bool force = false;  // replace an existing non-empty <out>
 
   // Synthetic tasks: split sizes (0 leaves a split out), lengths, symbols.
-  uint64_t seed = 1;  // split s is drawn with mix_seed(seed, index of s in kSplits)
+  int64_t seed = 1;  // split s is drawn with mix_seed(seed, index of s in kSplits)
   std::map<std::string, int64_t> sizes = {{"train", 20000}, {"valid", 500}, {"test", 500}};
   SyntheticOptions synthetic;
 
@@ -81,20 +99,11 @@ struct PrepareOptions {
   std::filesystem::path spm_model;     // spm: use this .model (both sides) instead of training
 
   int64_t shard_size = 100000;  // max examples per shard
-  int64_t shard_bytes = 0;      // and about this many bytes (0 = no byte limit)
+  int64_t shard_mb = 0;         // and about this many MiB (0 = no size limit)
   ShardWriteOptions shard;
 
   std::string command;  // the command line, recorded in the manifest
 };
-
-// Tasks by kind: copy, reverse and majority are synthetic; classify and
-// majority are classification tasks.
-inline bool is_synthetic_task(const std::string& task) {
-  return task == "copy" || task == "reverse" || task == "majority";
-}
-inline bool is_classification_task(const std::string& task) {
-  return task == "classify" || task == "majority";
-}
 
 // Throws std::invalid_argument naming the first option that is missing or out
 // of range (the task, sizes, files a task needs, tokenizer settings).

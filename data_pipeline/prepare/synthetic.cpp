@@ -53,14 +53,6 @@ int64_t majority_class(const std::vector<int64_t>& sequence, int64_t classes) {
 
 }  // namespace
 
-SyntheticTask parse_synthetic_task(const std::string& name) {
-  if (name == "copy") return SyntheticTask::kCopy;
-  if (name == "reverse") return SyntheticTask::kReverse;
-  if (name == "majority") return SyntheticTask::kMajority;
-  throw std::invalid_argument("unknown synthetic task '" + name +
-                              "' (expected copy, reverse or majority)");
-}
-
 std::vector<std::string> synthetic_symbols(int64_t symbols) {
   std::vector<std::string> words;
   for (int64_t i = 0; i < symbols; ++i) words.push_back("s" + std::to_string(i));

@@ -26,9 +26,6 @@ namespace data {
 
 enum class SyntheticTask { kCopy, kReverse, kMajority };
 
-// "copy", "reverse" or "majority"; throws std::invalid_argument otherwise.
-SyntheticTask parse_synthetic_task(const std::string& name);
-
 struct SyntheticOptions {
   int64_t symbols = 20;  // N
   int64_t min_len = 4;

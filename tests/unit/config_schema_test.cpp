@@ -2,11 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
+#include "settings/schema.h"
 #include "trainer/config/run_config.h"
 
 namespace {
@@ -178,8 +181,54 @@ TEST(RunConfig, ReferenceListsEveryKeyWithItsDefault) {
                           "| `model.norm` | `pre`, `post` | `pre` |",
                           "| `optim.schedule` | `noam`, `inverse_sqrt`, "
                           "`constant` | `noam` |",
-                          "(command line: also --threads)"})
+                          "| `train.threads`, `--threads` | INT | `0` |"})
     EXPECT_NE(reference.find(row), std::string::npos) << "'" << row << "' not in:\n" << reference;
+}
+
+// A schema of its own: a BOOL key with a short name is a flag, a required key
+// must be given, and the schema says how a section's first key was given.
+TEST(Schema, FlagsRequiredKeysAndHowAKeyWasGiven) {
+  struct Fields {
+    bool force = false;
+    bool overlap = true;
+    std::filesystem::path out;
+  };
+  const auto parsed = [](Fields& fields, std::vector<std::string> args) {
+    settings::Schema schema;
+    schema.add("dataset.force", &fields.force, "replace");
+    schema.add_alias("dataset.force", "--force");
+    schema.add("dist.overlap", &fields.overlap, "overlap");
+    schema.add("dataset.out", &fields.out, "where");
+    schema.require("dataset.out");
+    CLI::App app;
+    schema.add_to_cli(app);
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
+    schema.apply_cli();
+    return std::make_pair(schema.first_given("dataset"), schema.first_given("dist"));
+  };
+  Fields fields;
+  const auto given = parsed(fields, {"--dataset.out", "x", "--force", "--dist.overlap", "false"});
+  EXPECT_TRUE(fields.force);
+  EXPECT_FALSE(fields.overlap);
+  EXPECT_EQ(fields.out, "x");
+  EXPECT_EQ(given.first, "--force (dataset.force)");
+  EXPECT_EQ(given.second, "--dist.overlap");
+
+  Fields explicit_false;
+  explicit_false.force = true;
+  parsed(explicit_false, {"--force=false", "--dataset.out", "y"});
+  EXPECT_FALSE(explicit_false.force);
+
+  Fields missing;
+  try {
+    parsed(missing, {"--force"});
+    FAIL() << "a required key was not asked for";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("dataset.out is required: give --dataset.out"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 void expect_error(const std::vector<std::string>& args, const std::string& needle) {

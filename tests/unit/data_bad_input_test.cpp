@@ -26,7 +26,7 @@ class BadInput : public test_util::TempDirTest {
   void SetUp() override {
     TempDirTest::SetUp();
     data::PrepareOptions copy;
-    copy.task = "copy";
+    copy.task = data::Task::kCopy;
     copy.out = dir_ / "data";
     copy.sizes = {{"train", 20}, {"valid", 0}, {"test", 0}};
     copy.shard_size = 10;  // two shards

@@ -131,14 +131,58 @@ TEST_F(DataCli, ExistingOutputNeedsForce) {
 }
 
 TEST_F(DataCli, MalformedNumberIsAUsageErrorNotACrash) {
-  for (const std::string value : {"abc", "-1"}) {
-    const auto result = prepare_data("--task copy --out " + out_ + " --shard-mb " + value);
-    EXPECT_EQ(result.status, 2) << result.output;  // a usage error, not CLI11's 105
-    EXPECT_NE(result.output.find("--shard-mb: Value " + value + " not in range 0 to 1048576"),
-              std::string::npos)
-        << result.output;
-  }
+  const auto word = prepare_data("--task copy --out " + out_ + " --shard-mb abc");
+  expect_failure(word, {"--shard-mb (dataset.shard_mb) must be an integer, got 'abc'"}, 2);
+  const auto negative = prepare_data("--task copy --out " + out_ + " --shard-mb -1");
+  expect_failure(negative, {"--shard-mb must be in 0..1048576, not -1"}, 2);
   expect_only({});
+}
+
+TEST_F(DataCli, RequiredAndUnknownSettingsAreNamed) {
+  expect_failure(prepare_data("--out " + out_),
+                 {"dataset.task is required: give --task (dataset.task)"}, 2);
+  expect_failure(
+      prepare_data("--task sort --out " + out_),
+      {"--task (dataset.task) must be one of {copy, reverse, majority, text, classify}, got "
+       "'sort'"},
+      2);
+  const auto file = text_file("prep.toml", "[dataset]\ntask = \"copy\"\nshards = 3\n");
+  expect_failure(prepare_data("--config " + file + " --out " + out_),
+                 {file, "unknown key 'dataset.shards'", "shard_size"}, 2);
+  expect_only({"prep.toml"});
+}
+
+// A settings file gives what the command line would, and the command line
+// overrides it: the same dataset as from options alone.
+TEST_F(DataCli, SettingsFileEqualsTheCommandLine) {
+  const auto file = text_file("prep.toml",
+                              "[dataset]\ntask = \"reverse\"\nout = \"elsewhere\"\n"
+                              "[synthetic]\nseed = 7\ntrain_size = 30\nvalid_size = 4\n"
+                              "test_size = 0\nsymbols = 9\n");
+  const auto from_file = prepare_data("--config " + file + " --out " + out_);
+  ASSERT_EQ(from_file.status, 0) << from_file.output;
+  const std::string by_options = (dir_ / "by_options").string();
+  const auto from_options =
+      prepare_data("--task reverse --out " + by_options +
+                   " --seed 7 --train-size 30 --valid-size 4 --test-size 0 --symbols 9");
+  ASSERT_EQ(from_options.status, 0) << from_options.output;
+  const auto content = [](const std::string& dir) {
+    std::ifstream in(fs::path(dir) / "manifest.json");
+    return nlohmann::json::parse(in).at("content_sha256");
+  };
+  EXPECT_EQ(content(out_), content(by_options));
+  expect_only({"prep.toml", "dataset", "by_options"});
+}
+
+// docs/prepare_data.md is prepare_data's own reference. After a change to a
+// setting: build/bin/prepare_data --config-reference > docs/prepare_data.md
+TEST_F(DataCli, ReferenceIsPrepareDatasOwn) {
+  const auto printed = prepare_data("--config-reference");
+  ASSERT_EQ(printed.status, 0) << printed.output;
+  std::ifstream in(fs::path(test_paths::source_dir()) / "docs/prepare_data.md");
+  const std::string documented(std::istreambuf_iterator<char>(in), {});
+  EXPECT_EQ(printed.output, documented)
+      << "docs/prepare_data.md is out of date: regenerate it with prepare_data --config-reference";
 }
 
 TEST_F(DataCli, OptionsOfTheOtherTaskAreRefused) {
@@ -149,14 +193,14 @@ TEST_F(DataCli, OptionsOfTheOtherTaskAreRefused) {
                  {"--train-src", "--train-tgt"}, 2);
   expect_failure(
       prepare_data("--task classify --out " + out_ + " --train-tsv " + src + " --train-src " + src),
-      {"--train-src does not apply to --task classify"}, 2);
+      {"--train-src (text.train_src) does not apply to --task classify"}, 2);
   expect_failure(prepare_data("--task text --out " + out_ + " --train-src " + src +
                               " --train-tgt " + src + " --valid-tsv " + src),
-                 {"--valid-tsv does not apply to --task text"}, 2);
+                 {"--valid-tsv (classify.valid_tsv) does not apply to --task text"}, 2);
   expect_failure(prepare_data("--task copy --out " + out_ + " --classes 3"),
-                 {"--classes does not apply to --task copy"}, 2);
+                 {"--classes (majority.classes) does not apply to --task copy"}, 2);
   expect_failure(prepare_data("--task majority --out " + out_ + " --vocab char"),
-                 {"--vocab does not apply to --task majority"}, 2);
+                 {"--vocab (tokenizer.kind) does not apply to --task majority"}, 2);
   expect_failure(prepare_data("--task classify --out " + out_ + " --valid-tsv " + src),
                  {"--train-tsv"}, 2);
   expect_only({"train.de"});

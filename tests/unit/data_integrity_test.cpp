@@ -50,7 +50,7 @@ class Integrity : public test_util::TempDirTest {
   // 16 elements (several per dataset), deflated at `deflate`.
   void prepare(int deflate) {
     data::PrepareOptions copy;
-    copy.task = "copy";
+    copy.task = data::Task::kCopy;
     copy.out = dir_ / "data";
     copy.sizes = {{"train", 40}, {"valid", 0}, {"test", 0}};
     copy.shard_size = 40;

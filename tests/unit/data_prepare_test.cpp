@@ -166,7 +166,7 @@ TEST_F(DataPrepare, TextWithCharVocabularyRoundTripsChinese) {
   EXPECT_EQ(en->decode(train.get(1).tgt), "all the flowers");
 
   data::PrepareOptions joint;  // the library function behind the program
-  joint.task = "text";
+  joint.task = data::Task::kText;
   joint.out = dir_ / "joint";
   joint.text["train"] = {src, tgt};
   joint.joint_vocab = true;
@@ -236,7 +236,7 @@ TEST_F(DataPrepare, ReaderNamesMissingDirSplitShardAndField) {
   expect_error([&] { data::Dataset(absent, "train"); }, {absent.string()});
 
   data::PrepareOptions copy;
-  copy.task = "copy";
+  copy.task = data::Task::kCopy;
   copy.out = out_;
   copy.sizes = {{"train", 5}, {"valid", 2}};
   data::prepare_dataset(copy);

@@ -140,7 +140,7 @@ TEST_F(SentencePieceTest, PreparedDatasetHoldsSpmEncodeIds) {
   write_lines(dir_ / "train.src", src);
   write_lines(dir_ / "train.tgt", tgt);
   data::PrepareOptions options;
-  options.task = "text";
+  options.task = data::Task::kText;
   options.out = dir_ / "data";
   options.text["train"] = {dir_ / "train.src", dir_ / "train.tgt"};
   options.tokenizer = "spm";

@@ -118,8 +118,6 @@ TEST(DataSynthetic, RejectsBadOptions) {
   options.min_len = 5;
   options.max_len = 4;
   EXPECT_THROW(data::make_synthetic(SyntheticTask::kCopy, options, 1, 1), std::invalid_argument);
-  EXPECT_THROW(data::parse_synthetic_task("sort"), std::invalid_argument);
-  EXPECT_EQ(data::parse_synthetic_task("majority"), SyntheticTask::kMajority);
   data::SyntheticOptions classes;
   classes.classes = 1;
   EXPECT_THROW(data::make_synthetic(SyntheticTask::kMajority, classes, 1, 1),

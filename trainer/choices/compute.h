@@ -4,22 +4,22 @@
 // train act on them. `auto` is decided per run by runtime/precision.h and
 // runtime/device.h; what they decide is never kAuto.
 #pragma once
-#include "trainer/choices/names.h"
+#include "settings/names.h"
 
 namespace choices {
 
 enum class Precision { kAuto, kFp32, kBf16, kFp16 };  // runtime/precision.h says what each does
-inline const Names<Precision> kPrecisionNames = {{"auto", Precision::kAuto},
-                                                 {"fp32", Precision::kFp32},
-                                                 {"bf16", Precision::kBf16},
-                                                 {"fp16", Precision::kFp16}};
+inline const settings::Names<Precision> kPrecisionNames = {{"auto", Precision::kAuto},
+                                                           {"fp32", Precision::kFp32},
+                                                           {"bf16", Precision::kBf16},
+                                                           {"fp16", Precision::kFp16}};
 
 enum class Device { kAuto, kCpu, kCuda };
-inline const Names<Device> kDeviceNames = {
+inline const settings::Names<Device> kDeviceNames = {
     {"auto", Device::kAuto}, {"cpu", Device::kCpu}, {"cuda", Device::kCuda}};
 
 enum class Backend { kAuto, kMpi, kNccl };  // the collectives' library
-inline const Names<Backend> kBackendNames = {
+inline const settings::Names<Backend> kBackendNames = {
     {"auto", Backend::kAuto}, {"mpi", Backend::kMpi}, {"nccl", Backend::kNccl}};
 
 }  // namespace choices

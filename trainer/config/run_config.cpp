@@ -57,7 +57,7 @@ std::string absolute_path(const std::string& key, const std::string& text) {
 
 }  // namespace
 
-void RunConfig::bind(Schema& s) {
+void RunConfig::bind(settings::Schema& s) {
   s.add("run.name", &run.name, "run name: outputs go to <out_dir>/<name>");
   s.add("run.out_dir", &run.out_dir,
         "directory holding runs (relative: to the working directory; saved absolute)");
@@ -215,7 +215,7 @@ model::ModelConfig RunConfig::model_config(int64_t src_vocab, int64_t tgt_vocab,
 
 RunConfig read_run_config(const std::string& toml_path) {
   RunConfig cfg;
-  Schema schema;
+  settings::Schema schema;
   cfg.bind(schema);
   schema.load_toml(toml_path);
   cfg.validate();

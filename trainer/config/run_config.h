@@ -5,21 +5,21 @@
 #include <cstdint>
 #include <string>
 
+#include "settings/schema.h"
 #include "trainer/choices/compute.h"
-#include "trainer/config/schema.h"
 #include "trainer/model/model_config.h"
 
 namespace config {
 
 // The learning-rate schedule (train/lr_schedule.h has the formulas).
 enum class Schedule { kNoam, kInverseSqrt, kConstant };
-inline const choices::Names<Schedule> kScheduleNames = {{"noam", Schedule::kNoam},
-                                                        {"inverse_sqrt", Schedule::kInverseSqrt},
-                                                        {"constant", Schedule::kConstant}};
+inline const settings::Names<Schedule> kScheduleNames = {{"noam", Schedule::kNoam},
+                                                         {"inverse_sqrt", Schedule::kInverseSqrt},
+                                                         {"constant", Schedule::kConstant}};
 
 // Whether each rank updates only its shard of the parameters (dist.shard_update).
 enum class ShardUpdate { kAuto, kOn, kOff };
-inline const choices::Names<ShardUpdate> kShardUpdateNames = {
+inline const settings::Names<ShardUpdate> kShardUpdateNames = {
     {"auto", ShardUpdate::kAuto}, {"on", ShardUpdate::kOn}, {"off", ShardUpdate::kOff}};
 
 struct RunSection {
@@ -63,24 +63,24 @@ struct TrainSection {
   bool keep_freed_memory = true;    // host memory a step frees stays for the next (host_memory.h)
   // auto (bf16 where the device has it) | fp32 | bf16 | fp16
   choices::Precision precision = choices::Precision::kAuto;
-  bool tf32 = true;                 // fp32 matrix products on CUDA tensor cores in TF32
+  bool tf32 = true;  // fp32 matrix products on CUDA tensor cores in TF32
   // auto (fused kernels on GPUs) | explicit | fused
   model::AttentionKernel attention = model::AttentionKernel::kFusedOnGpu;
   // auto (a GPU when there is one for the rank) | cpu | cuda
   choices::Device device = choices::Device::kAuto;
-  bool deterministic = false;       // deterministic kernels (bitwise-reproducible GPU runs)
+  bool deterministic = false;  // deterministic kernels (bitwise-reproducible GPU runs)
 };
 
 // How ranks cooperate; none of it changes the mathematics of a step.
 struct DistSection {
   // auto (nccl on GPUs, mpi on CPUs) | mpi | nccl
   choices::Backend backend = choices::Backend::kAuto;
-  double bucket_mb = 25;              // gradient allreduce bucket size (MiB)
-  bool overlap = true;                // allreduce buckets during backward
+  double bucket_mb = 25;  // gradient allreduce bucket size (MiB)
+  bool overlap = true;    // allreduce buckets during backward
   // auto (on with mpi and > 1 rank, off with nccl) | on | off
   ShardUpdate shard_update = ShardUpdate::kAuto;
-  bool node_shared_memory = true;     // sharded CPU ranks on one machine: through shared memory
-  int64_t check_every = 1000;         // compare parameter checksums across ranks (0 = end only)
+  bool node_shared_memory = true;  // sharded CPU ranks on one machine: through shared memory
+  int64_t check_every = 1000;      // compare parameter checksums across ranks (0 = end only)
 };
 
 struct RunConfig {
@@ -91,8 +91,8 @@ struct RunConfig {
   TrainSection train;
   DistSection dist;
 
-  void bind(Schema& schema);  // registers every field under "section.key"
-  void validate() const;      // std::invalid_argument naming the field
+  void bind(settings::Schema& schema);  // registers every field under "section.key"
+  void validate() const;                // std::invalid_argument naming the field
   std::string run_dir() const { return run.out_dir + "/" + run.name; }
   // The model section completed with the dataset's vocabulary sizes and pad id.
   model::ModelConfig model_config(int64_t src_vocab, int64_t tgt_vocab, int64_t pad_id) const;
@@ -118,7 +118,7 @@ class RunConfigOptions {
 
  private:
   RunConfig config_;
-  Schema schema_;
+  settings::Schema schema_;
   std::string file_;
 };
 

@@ -243,10 +243,10 @@ int main(int argc, char** argv) {
   app.add_option_function<std::string>(
          "--device",
          [&cli](const std::string& name) {
-           cli.device = choices::value_of(choices::kDeviceNames, name);
+           cli.device = settings::value_of(choices::kDeviceNames, name);
          },
          "auto (a GPU when there is one for the rank), cpu or cuda")
-      ->default_str(choices::name_of(choices::kDeviceNames, cli.device))
+      ->default_str(settings::name_of(choices::kDeviceNames, cli.device))
       ->check(CLI::IsMember(choices::kDeviceNames));
   app.add_option("--threads", cli.threads,
                  "torch threads per rank (0 = the rank's share of its node's cores)")

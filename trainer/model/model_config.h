@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "trainer/choices/names.h"
+#include "settings/names.h"
 
 namespace model {
 
@@ -11,8 +11,8 @@ enum class NormPlacement {
   kPre,   // x + Dropout(Sublayer(LayerNorm(x))), final LayerNorm per stack (Annotated Transformer)
   kPost,  // LayerNorm(x + Dropout(Sublayer(x)))                          (the paper)
 };
-inline const choices::Names<NormPlacement> kNormNames = {{"pre", NormPlacement::kPre},
-                                                         {"post", NormPlacement::kPost}};
+inline const settings::Names<NormPlacement> kNormNames = {{"pre", NormPlacement::kPre},
+                                                          {"post", NormPlacement::kPost}};
 
 // How Attention(Q, K, V) is computed; the same mathematics either way
 // (train.attention chooses, runtime-side, not part of the model's identity).
@@ -24,7 +24,7 @@ enum class AttentionKernel {
 };
 // train.attention's names: auto is fused on GPUs, explicit where LibTorch has
 // no fused kernels or with train.deterministic (config::RunConfig::model_config).
-inline const choices::Names<AttentionKernel> kAttentionNames = {
+inline const settings::Names<AttentionKernel> kAttentionNames = {
     {"auto", AttentionKernel::kFusedOnGpu},
     {"explicit", AttentionKernel::kExplicit},
     {"fused", AttentionKernel::kFused}};

@@ -141,8 +141,8 @@ std::vector<std::string> describe_layout(const std::vector<RankView>& ranks,
 namespace {
 
 std::string settings(const DeviceRequest& request) {
-  return "train.device = " + choices::name_of(choices::kDeviceNames, request.device) +
-         ", dist.backend = " + choices::name_of(choices::kBackendNames, request.backend);
+  return "train.device = " + settings::name_of(choices::kDeviceNames, request.device) +
+         ", dist.backend = " + settings::name_of(choices::kBackendNames, request.backend);
 }
 
 // A rank's settings and view as one line of text for the gather: settings,
@@ -201,7 +201,7 @@ DeviceChoice agree_on_device(const launch::ProcessInfo& process, choices::Device
                   choice.gpu, join(choice.shares));
   make_current(choice.device);
   logging::info("every rank computes on {} with {}", choice.device.is_cuda() ? "cuda" : "cpu",
-                choices::name_of(choices::kBackendNames, choice.backend));
+                settings::name_of(choices::kBackendNames, choice.backend));
   return choice;
 }
 

@@ -90,7 +90,7 @@ Precision parse_precision(const std::string& name) {
 }
 
 const std::string& precision_name(Precision precision) {
-  return choices::name_of(choices::kPrecisionNames, precision);
+  return settings::name_of(choices::kPrecisionNames, precision);
 }
 
 PrecisionChoice choose_precision(Precision setting, const torch::Device& device) {

@@ -12,7 +12,7 @@ LrSchedule::LrSchedule(config::Schedule schedule, double lr, int64_t warmup_step
       warmup_(static_cast<double>(warmup_steps)),
       d_model_(static_cast<double>(d_model)) {
   if (schedule_ != config::Schedule::kConstant && warmup_ <= 0)
-    throw std::invalid_argument("schedule " + choices::name_of(config::kScheduleNames, schedule_) +
+    throw std::invalid_argument("schedule " + settings::name_of(config::kScheduleNames, schedule_) +
                                 " needs warmup_steps > 0");
 }
 

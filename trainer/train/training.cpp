@@ -117,7 +117,7 @@ choices::Precision chosen_precision(choices::Precision setting, const torch::Dev
   return choice.precision;
 }
 
-// The resolved config (config::Schema::to_toml: one `key = value` line each)
+// The resolved config (settings::Schema::to_toml: one `key = value` line each)
 // with train.precision = auto replaced by what this run chose, so that the
 // run's config.toml and its checkpoints say how it trained.
 std::string with_precision(std::string toml, choices::Precision precision) {
@@ -366,7 +366,7 @@ void Trainer::warn_about_settings() const {
     logging::warn(
         "the schedule's peak learning rate is {:g} (optim.lr = {:g}, {}): Adam moves "
         "each weight by up to that much per step, and runs diverge far below it",
-        peak, cfg_.optim.lr, choices::name_of(config::kScheduleNames, cfg_.optim.schedule));
+        peak, cfg_.optim.lr, settings::name_of(config::kScheduleNames, cfg_.optim.schedule));
   if (batcher_.num_skipped() > 0)
     logging::warn("{} training examples are longer than data.max_len = {} and are skipped",
                   batcher_.num_skipped(), cfg_.data.max_len);

@@ -1,4 +1,4 @@
-#include "trainer/config/schema.h"
+#include "settings/schema.h"
 
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
@@ -9,9 +9,11 @@
 #include <sstream>
 #include <stdexcept>
 
-namespace config {
+namespace settings {
 
 namespace {
+
+namespace fs = std::filesystem;
 
 // Shortest text that reads back as the same double, always with a '.' or an
 // exponent so that TOML keeps it a float: 0.1 -> "0.1", 2 -> "2.0".
@@ -24,11 +26,12 @@ std::string format_double(double value) {
 }
 
 std::string section_of(const std::string& key) { return key.substr(0, key.find('.')); }
-std::string name_of(const std::string& key) { return key.substr(key.find('.') + 1); }
+std::string key_name(const std::string& key) { return key.substr(key.find('.') + 1); }
 
 template <typename Field>
 std::string type_name(const Field& field) {
-  static const char* names[] = {"an integer", "a number", "true or false", "a string", "a name"};
+  static const char* names[] = {"an integer", "a number", "true or false",
+                                "a string",   "a path",   "a name"};
   return names[field.index()];
 }
 
@@ -60,10 +63,24 @@ void Schema::add(const std::string& key, std::string* field, const std::string& 
   add_entry(key, field, help);
 }
 
+void Schema::add(const std::string& key, fs::path* field, const std::string& help) {
+  add_entry(key, field, help);
+}
+void Schema::add(const std::string& key, std::string* field, const std::string& help,
+                 std::vector<std::string> allowed) {
+  add_entry(key, field, help, std::move(allowed));
+}
+
 void Schema::add_alias(const std::string& key, const std::string& option) {
   Entry* entry = find(key);
   if (!entry) throw std::logic_error("alias " + option + " for an unknown config key " + key);
   entry->alias = option;
+}
+
+void Schema::require(const std::string& key) {
+  Entry* entry = find(key);
+  if (!entry) throw std::logic_error("unknown config key required: " + key);
+  entry->required = true;
 }
 
 Schema::Entry* Schema::find(const std::string& key) {
@@ -72,16 +89,17 @@ Schema::Entry* Schema::find(const std::string& key) {
   return it == entries_.end() ? nullptr : &*it;
 }
 
-void Schema::set_from_text(Entry& entry, const std::string& text, const std::string& where) {
+void Schema::set_from_text(Entry& entry, const std::string& text, const std::string& where,
+                           const std::string& name) {
   if (!entry.choices.empty() &&
       std::find(entry.choices.begin(), entry.choices.end(), text) == entry.choices.end()) {
     std::string allowed;
     for (const auto& c : entry.choices) allowed += (allowed.empty() ? "" : ", ") + c;
-    throw std::invalid_argument(where + ": " + entry.key + " must be one of {" + allowed +
-                                "}, got '" + text + "'");
+    throw std::invalid_argument(where + ": " + name + " must be one of {" + allowed + "}, got '" +
+                                text + "'");
   }
   const auto fail = [&] {
-    throw std::invalid_argument(where + ": " + entry.key + " must be " + type_name(entry.field) +
+    throw std::invalid_argument(where + ": " + name + " must be " + type_name(entry.field) +
                                 ", got '" + text + "'");
   };
   std::visit(
@@ -89,7 +107,7 @@ void Schema::set_from_text(Entry& entry, const std::string& text, const std::str
         using T = std::decay_t<decltype(field)>;
         if constexpr (std::is_same_v<T, Named>) {
           field.set(text);
-        } else if constexpr (std::is_same_v<T, std::string*>) {
+        } else if constexpr (std::is_same_v<T, std::string*> || std::is_same_v<T, fs::path*>) {
           *field = text;
         } else if constexpr (std::is_same_v<T, bool*>) {
           if (text == "true" || text == "1")
@@ -132,7 +150,7 @@ void Schema::load_toml(const std::string& path) {
         std::string known;
         for (const auto& e : entries_)
           if (section_of(e.key) == section.str())
-            known += (known.empty() ? "" : ", ") + name_of(e.key);
+            known += (known.empty() ? "" : ", ") + key_name(e.key);
         throw std::invalid_argument(
             "config file " + path + ": unknown key '" + key + "'" +
             (known.empty() ? " (no such section)"
@@ -142,8 +160,9 @@ void Schema::load_toml(const std::string& path) {
       // command line accept the same things; a TOML type that cannot be the
       // field's (a string for a number, a float for an integer) is refused.
       const auto& f = entry->field;
-      const bool text_field =
-          std::holds_alternative<std::string*>(f) || std::holds_alternative<Named>(f);
+      const bool text_field = std::holds_alternative<std::string*>(f) ||
+                              std::holds_alternative<fs::path*>(f) ||
+                              std::holds_alternative<Named>(f);
       const bool fits = value.is_string()    ? text_field
                         : value.is_boolean() ? std::holds_alternative<bool*>(f)
                         : value.is_integer() ? std::holds_alternative<int64_t*>(f) ||
@@ -165,7 +184,8 @@ void Schema::load_toml(const std::string& path) {
         text = std::to_string(*value.value<int64_t>());
       else
         text = format_double(*value.value<double>());
-      set_from_text(*entry, text, "config file " + path);
+      set_from_text(*entry, text, "config file " + path, key);
+      entry->given_as = key + " in " + path;
     }
   }
 }
@@ -173,19 +193,40 @@ void Schema::load_toml(const std::string& path) {
 void Schema::add_to_cli(CLI::App& app) {
   for (auto& entry : entries_) {
     const std::string names = "--" + entry.key + (entry.alias.empty() ? "" : "," + entry.alias);
+    // A BOOL key with a short name is a flag: "--force" (true), "--force=false".
+    const bool flag = std::holds_alternative<bool*>(entry.field) && !entry.alias.empty();
+    CLI::Option* option =
+        flag ? app.add_flag(names, entry.cli_value, entry.help)
+             : app.add_option(names, entry.cli_value, entry.help)->type_name(type_label(entry));
     // Given twice, the last one wins (a script's defaults, then the user's override).
-    app.add_option(names, entry.cli_value, entry.help)
-        ->type_name(type_label(entry))
-        ->default_str(value_text(entry.field))
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
-        ->group("[" + section_of(entry.key) + "]")
-        ->each([&entry](const std::string&) { entry.on_cli = true; });
+    option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+        ->group("[" + section_of(entry.key) + "]");
+    if (!entry.required) option->default_str(value_text(entry.field));
+    entry.option = option;
   }
 }
 
 void Schema::apply_cli() {
-  for (auto& entry : entries_)
-    if (entry.on_cli) set_from_text(entry, entry.cli_value, "command line option --" + entry.key);
+  for (auto& entry : entries_) {
+    if (entry.option == nullptr || entry.option->count() == 0) continue;
+    entry.given_as = option_name(entry);
+    set_from_text(entry, entry.cli_value, "command line", entry.given_as);
+  }
+  for (const auto& entry : entries_) {
+    if (entry.required && entry.given_as.empty())
+      throw std::invalid_argument(entry.key + " is required: give " + option_name(entry) +
+                                  " or set it in a settings file");
+  }
+}
+
+std::string Schema::first_given(const std::string& section) const {
+  for (const auto& entry : entries_)
+    if (section_of(entry.key) == section && !entry.given_as.empty()) return entry.given_as;
+  return "";
+}
+
+std::string Schema::option_name(const Entry& entry) {
+  return entry.alias.empty() ? "--" + entry.key : entry.alias + " (" + entry.key + ")";
 }
 
 std::string Schema::value_text(const Field& field) {
@@ -196,6 +237,8 @@ std::string Schema::value_text(const Field& field) {
           return f.get();
         else if constexpr (std::is_same_v<T, std::string*>)
           return *f;
+        else if constexpr (std::is_same_v<T, fs::path*>)
+          return f->string();
         else if constexpr (std::is_same_v<T, bool*>)
           return *f ? "true" : "false";
         else if constexpr (std::is_same_v<T, double*>)
@@ -212,7 +255,7 @@ std::string Schema::type_label(const Entry& entry) {
     for (const auto& c : entry.choices) label += (label.empty() ? "{" : ",") + c;
     return label + "}";
   }
-  static const char* labels[] = {"INT", "FLOAT", "BOOL", "TEXT"};  // a Named field has choices
+  static const char* labels[] = {"INT", "FLOAT", "BOOL", "TEXT", "PATH"};  // Named: choices
   return labels[entry.field.index()];
 }
 
@@ -226,8 +269,9 @@ std::string Schema::to_toml() const {
       current = section;
     }
     const bool quoted = std::holds_alternative<std::string*>(entry.field) ||
+                        std::holds_alternative<fs::path*>(entry.field) ||
                         std::holds_alternative<Named>(entry.field);
-    out << name_of(entry.key) << " = ";
+    out << key_name(entry.key) << " = ";
     if (quoted)
       out << std::quoted(value_text(entry.field));
     else
@@ -252,16 +296,17 @@ std::string Schema::to_markdown() const {
       if (c == '|' || c == '<') meaning += '\\';
       meaning += c;
     }
-    if (!entry.alias.empty()) meaning += " (command line: also " + entry.alias + ")";
     std::string values = type_label(entry);
     if (!entry.choices.empty()) {
       values.clear();
       for (const auto& c : entry.choices) values += (values.empty() ? "`" : ", `") + c + "`";
     }
-    out << "| `" << entry.key << "` | " << values << " | `" << value_text(entry.field) << "` | "
+    const std::string fallback = entry.required ? "required" : "`" + value_text(entry.field) + "`";
+    const std::string alias = entry.alias.empty() ? "" : ", `" + entry.alias + "`";
+    out << "| `" << entry.key << "`" << alias << " | " << values << " | " << fallback << " | "
         << meaning << " |\n";
   }
   return out.str();
 }
 
-}  // namespace config
+}  // namespace settings

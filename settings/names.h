@@ -1,12 +1,12 @@
 // An enum's names, as config files, the command line and the log write them:
-// one table per enum, read by config::Schema and by whatever prints a value.
+// one table per enum, read by settings::Schema and by whatever prints a value.
 #pragma once
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace choices {
+namespace settings {
 
 template <typename Enum>
 using Names = std::vector<std::pair<std::string, Enum>>;
@@ -26,4 +26,4 @@ Enum value_of(const Names<Enum>& names, const std::string& name) {
   throw std::logic_error("'" + name + "' is none of its enum's names");
 }
 
-}  // namespace choices
+}  // namespace settings
