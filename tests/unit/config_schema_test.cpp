@@ -258,7 +258,7 @@ TEST(RunConfig, ErrorsNameTheFileAndKey) {
   expect_error({"--model.d_model", "12x"}, "--model.d_model");
   expect_error({"--optim.schedule", "cosine"},
                "optim.schedule must be one of {noam, inverse_sqrt, constant}");
-  expect_error({"--model.heads", "5"}, "multiple of model.heads");
+  expect_error({"--model.heads", "5"}, "d_model (512) must be divisible by heads (5)");
 }
 
 }  // namespace

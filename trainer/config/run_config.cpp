@@ -164,12 +164,7 @@ void RunConfig::validate() const {
   require(data.batch_tokens > 0, "data.batch_tokens must be > 0");
   require(data.max_len > 0, "data.max_len must be > 0");
   require(data.prefetch >= 1, "data.prefetch must be >= 1");
-  require(model.d_model > 0 && model.heads > 0 && model.d_model % model.heads == 0,
-          "model.d_model must be a positive multiple of model.heads");
-  require(model.d_ff > 0, "model.d_ff must be > 0");
-  require(model.encoder_layers > 0 && model.decoder_layers > 0,
-          "model.encoder_layers and model.decoder_layers must be > 0");
-  require(model.dropout >= 0 && model.dropout < 1, "model.dropout must be in [0, 1)");
+  model::validate_architecture(model);  // [model]: the model's own checks
   require(model.max_positions > data.max_len, "model.max_positions must exceed data.max_len");
   require(std::isfinite(optim.lr) && optim.lr > 0, "optim.lr must be a finite number > 0");
   require(optim.warmup_steps >= 0, "optim.warmup_steps must be >= 0");

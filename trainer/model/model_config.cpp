@@ -15,10 +15,7 @@ void require_positive(int64_t value, const char* field) {
 
 }  // namespace
 
-void validate(const ModelConfig& c) {
-  require_positive(c.src_vocab, "src_vocab");
-  require(c.tgt_vocab >= 0,
-          "tgt_vocab must be positive (0: no decoder), got " + std::to_string(c.tgt_vocab));
+void validate_architecture(const ModelConfig& c) {
   require_positive(c.d_model, "d_model");
   require_positive(c.heads, "heads");
   require(c.d_model % c.heads == 0, "d_model (" + std::to_string(c.d_model) +
@@ -32,6 +29,13 @@ void validate(const ModelConfig& c) {
   require(c.layer_norm_eps > 0.0,
           "layer_norm_eps must be positive, got " + std::to_string(c.layer_norm_eps));
   require_positive(c.max_positions, "max_positions");
+}
+
+void validate(const ModelConfig& c) {
+  validate_architecture(c);
+  require_positive(c.src_vocab, "src_vocab");
+  require(c.tgt_vocab >= 0,
+          "tgt_vocab must be positive (0: no decoder), got " + std::to_string(c.tgt_vocab));
   require(c.pad_id >= 0 && c.pad_id < c.src_vocab && (c.tgt_vocab == 0 || c.pad_id < c.tgt_vocab),
           "pad_id (" + std::to_string(c.pad_id) + ") must be a valid id of both vocabularies");
   require(!c.share_embeddings || c.tgt_vocab == 0 || c.src_vocab == c.tgt_vocab,

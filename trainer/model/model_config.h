@@ -47,7 +47,12 @@ struct ModelConfig {
   AttentionKernel attention = AttentionKernel::kExplicit;
 };
 
-// Throws std::invalid_argument naming the first offending field.
+// The architecture's own settings (a run's [model] section: sizes, layers,
+// dropout, epsilon, positions); throws std::invalid_argument naming the first
+// offending field. The trainer's config checks these through this function.
+void validate_architecture(const ModelConfig& config);
+
+// validate_architecture, and what the dataset gives: vocabularies, padding id.
 void validate(const ModelConfig& config);
 
 // The floats building the model allocates, counted from the config alone (no
