@@ -15,6 +15,7 @@
 #include "tests/unit/error_message.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
+#include "trainer/checkpoint/background_save.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
@@ -38,7 +39,7 @@ class Checkpoints : public test_util::TempDirTest {
   std::string run() const { return (dir_ / "run").string(); }
   fs::path checkpoints() const { return dir_ / "run" / "checkpoints"; }
   std::string save(const checkpoint::Checkpoints& c, int64_t step) {
-    return c.save(step, *linear_, adam_, {{"step", step}});
+    return c.save(checkpoint::take_snapshot(step, *linear_, adam_, {{"step", step}}));
   }
   // Names of the directories list() returns, oldest first.
   static std::vector<std::string> names(const checkpoint::Checkpoints& c) {
@@ -146,7 +147,7 @@ TEST_F(Checkpoints, KeepLastPrunesTheOldestButSparesTheBest) {
 TEST_F(Checkpoints, SavingTheSameStepAgainReplacesIt) {
   const checkpoint::Checkpoints c(run());
   save(c, 3);
-  c.save(3, *linear_, adam_, {{"step", 3}, {"again", true}});
+  c.save(checkpoint::take_snapshot(3, *linear_, adam_, {{"step", 3}, {"again", true}}));
   EXPECT_EQ(names(c), std::vector<std::string>{"step_00000003"});
   EXPECT_EQ(checkpoint::read_checkpoint_state(c.path_of(3)).at("again"), true);
 }
@@ -187,6 +188,61 @@ TEST_F(Checkpoints, AFailedSaveNamesStepAndDirectory) {
   expect_mentions(error_of([&] { save(c, 7); }),
                   {"saving the checkpoint of step 7 in " + checkpoints().string(),
                    "failed (there is no earlier checkpoint)"});
+}
+
+// A background save writes the snapshot: weights changed after it was taken
+// (the next steps training) do not reach the file.
+TEST_F(Checkpoints, BackgroundSaveWritesTheSnapshotNotTheLiveWeights) {
+  const checkpoint::Checkpoints c(run());
+  const torch::Tensor saved_weight = linear_->weight.detach().clone();
+  {
+    checkpoint::BackgroundSave saver(c);
+    saver.save(checkpoint::take_snapshot(4, *linear_, adam_, {{"step", 4}}), /*best=*/true);
+    torch::NoGradGuard no_grad;
+    linear_->weight.fill_(7);
+    saver.wait();
+  }
+  const std::string dir = (checkpoints() / "step_00000004").string();
+  std::string why;
+  EXPECT_TRUE(checkpoint::verify_checkpoint(dir, &why)) << why;
+  EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000004");
+  EXPECT_EQ(fs::read_symlink(checkpoints() / "best"), "step_00000004");
+  torch::nn::Linear weights(3, 2);
+  checkpoint::load_state_dict(*weights, dir + "/model.pt");
+  EXPECT_TRUE(torch::equal(weights->weight, saved_weight));
+}
+
+// Saves one after the other: the second waits for the first, `latest` ends
+// on the second, both are complete.
+TEST_F(Checkpoints, BackgroundSavesAreWrittenOneAtATimeInOrder) {
+  const checkpoint::Checkpoints c(run());
+  checkpoint::BackgroundSave saver(c);
+  for (const int64_t step : {1, 2, 3})
+    saver.save(checkpoint::take_snapshot(step, *linear_, adam_, {{"step", step}}), false);
+  saver.wait();
+  EXPECT_EQ(names(c),
+            (std::vector<std::string>{"step_00000001", "step_00000002", "step_00000003"}));
+  EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000003");
+}
+
+// A write that fails (here: a snapshot holding an undefined tensor) throws on
+// wait(), naming the step and directory; the previous checkpoint stays
+// `latest` and no temporary is left.
+TEST_F(Checkpoints, AFailedBackgroundSaveThrowsOnWaitAndKeepsTheLatest) {
+  const checkpoint::Checkpoints c(run());
+  checkpoint::BackgroundSave saver(c);
+  saver.save(checkpoint::take_snapshot(5, *linear_, adam_, {{"step", 5}}), false);
+  checkpoint::Snapshot broken = checkpoint::take_snapshot(6, *linear_, adam_, {{"step", 6}});
+  broken.model.emplace_back("unwritable", torch::Tensor());
+  saver.save(std::move(broken), false);
+  expect_mentions(error_of([&] { saver.wait(); }),
+                  {"saving the checkpoint of step 6 in " + checkpoints().string(),
+                   "earlier checkpoints are untouched"});
+  EXPECT_NO_THROW(saver.wait());  // reported once
+  EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000005");
+  EXPECT_EQ(names(c), std::vector<std::string>{"step_00000005"});
+  for (const auto& entry : fs::directory_iterator(checkpoints()))
+    EXPECT_NE(entry.path().filename().string().rfind(".tmp-", 0), 0u) << entry.path();
 }
 
 // A checkpoint directory written by the test: digests of "abc" and "" are the

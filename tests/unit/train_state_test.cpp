@@ -81,7 +81,7 @@ TEST_F(OptimizerState, ResumedAdamContinuesBitwise) {
   torch::optim::Adam adam(model.parameters(), torch::optim::AdamOptions(0.01));
   steps(model, adam, 3, 7);
   const std::string path = (dir_ / "optimizer.pt").string();
-  checkpoint::save_optimizer_state(adam, model, path);
+  checkpoint::save_tensors(checkpoint::optimizer_tensors(adam, model), path);
 
   {
     torch::NoGradGuard no_grad;
@@ -101,7 +101,7 @@ TEST_F(OptimizerState, PythonReadsItAsAStateDictOfCpuTensorsInWeightsOnlyMode) {
   torch::optim::Adam adam(model.parameters(), torch::optim::AdamOptions(0.01));
   steps(model, adam, 2, 3);
   const std::string path = (dir_ / "optimizer.pt").string();
-  checkpoint::save_optimizer_state(adam, model, path);
+  checkpoint::save_tensors(checkpoint::optimizer_tensors(adam, model), path);
   const auto result = test_util::run_command(
       test_paths::python() + " -c 'import torch; d = torch.load(\"" + path +
       "\", weights_only=True); print(sorted(d)); print(int(d[\"a.weight.step\"]), "
@@ -119,7 +119,7 @@ TEST_F(OptimizerState, AnotherModelIsRefusedByName) {
   torch::optim::Adam adam(model.parameters(), torch::optim::AdamOptions(0.01));
   steps(model, adam, 1, 3);
   const std::string path = (dir_ / "optimizer.pt").string();
-  checkpoint::save_optimizer_state(adam, model, path);
+  checkpoint::save_tensors(checkpoint::optimizer_tensors(adam, model), path);
   torch::nn::Linear other(3, 4);  // names weight/bias, not a.weight/...
   torch::optim::Adam other_adam(other->parameters(), torch::optim::AdamOptions(0.01));
   test_util::expect_mentions(

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -16,7 +17,6 @@
 #include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/utc_time.h"
-#include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 
 namespace checkpoint {
@@ -54,8 +54,8 @@ Checkpoints::Checkpoints(std::string run_dir, int64_t keep_last)
     : dir_((fs::path(run_dir) / "checkpoints").string()),
       keep_last_(std::max<int64_t>(1, keep_last)) {}
 
-std::string Checkpoints::save(int64_t step, const torch::nn::Module& model,
-                              torch::optim::Adam& optimizer, const nlohmann::json& state) const {
+std::string Checkpoints::save(const Snapshot& snapshot) const {
+  const int64_t step = snapshot.step;
   const fs::path final_dir = fs::path(dir_) / step_name(step);
   const fs::path tmp =
       fs::path(dir_) / (".tmp-" + step_name(step) + "-" + std::to_string(::getpid()));
@@ -63,9 +63,9 @@ std::string Checkpoints::save(int64_t step, const torch::nn::Module& model,
     fs::create_directories(dir_);
     fs::remove_all(tmp);
     fs::create_directory(tmp);
-    save_state_dict(model, (tmp / "model.pt").string());
-    save_optimizer_state(optimizer, model, (tmp / "optimizer.pt").string());
-    launch::write_file(tmp / "state.json", state.dump(2) + "\n");
+    save_tensors(snapshot.model, (tmp / "model.pt").string());
+    save_tensors(snapshot.optimizer, (tmp / "optimizer.pt").string());
+    launch::write_file(tmp / "state.json", snapshot.state.dump(2) + "\n");
     std::string sums;
     for (const char* file : kFiles) sums += data::sha256_file(tmp / file) + "  " + file + "\n";
     launch::write_file(tmp / "SHA256SUMS", sums);
@@ -100,7 +100,7 @@ std::string Checkpoints::save(int64_t step, const torch::nn::Module& model,
 // new checkpoint is saved and linked already. What stays is a dot directory
 // of a name no later removal reuses, cleared by remove_temporaries().
 void Checkpoints::remove_checkpoint(const fs::path& checkpoint_dir) const {
-  static int removals = 0;
+  static std::atomic<int> removals{0};  // a background save prunes too
   const fs::path doomed =
       fs::path(dir_) / (".removing-" + checkpoint_dir.filename().string() + "-" +
                         std::to_string(::getpid()) + "-" + std::to_string(++removals));

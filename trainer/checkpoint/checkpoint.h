@@ -23,16 +23,18 @@
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
 
+#include "trainer/checkpoint/snapshot.h"
+
 namespace checkpoint {
 
 class Checkpoints {
  public:
   explicit Checkpoints(std::string run_dir, int64_t keep_last = 5);
 
-  // Writes step_<step>, moves `latest` to it, removes all but the newest
-  // keep_last (and the best). A failure throws naming the step and directory.
-  std::string save(int64_t step, const torch::nn::Module& model, torch::optim::Adam& optimizer,
-                   const nlohmann::json& state) const;
+  // Writes step_<snapshot.step>, moves `latest` to it, removes all but the
+  // newest keep_last (and the best). A failure throws naming the step and
+  // directory. Safe beside training: it reads only the snapshot.
+  std::string save(const Snapshot& snapshot) const;
 
   void mark_best(const std::string& checkpoint_dir) const;
   void remove_temporaries() const;

@@ -23,8 +23,7 @@ Key state_key(const torch::Tensor& param) {
 
 AdamStateKey adam_state_key(const torch::Tensor& param) { return state_key<AdamStateKey>(param); }
 
-void save_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
-                          const std::string& path) {
+NamedTensors optimizer_tensors(torch::optim::Adam& optimizer, const torch::nn::Module& model) {
   NamedTensors tensors;
   auto& states = optimizer.state();
   for (const auto& p : model.named_parameters()) {
@@ -35,7 +34,7 @@ void save_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module
     tensors.emplace_back(p.key() + ".exp_avg_sq", s.exp_avg_sq());
     tensors.emplace_back(p.key() + ".step", torch::tensor(static_cast<int64_t>(s.step())));
   }
-  save_tensors(tensors, path);
+  return tensors;
 }
 
 void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,

@@ -11,6 +11,8 @@
 
 #include <torch/torch.h>
 
+#include "trainer/checkpoint/state_dict.h"
+
 namespace checkpoint {
 
 // The optimizer's state key of a parameter (a TensorImpl pointer in LibTorch
@@ -19,8 +21,9 @@ using AdamStateKey =
     std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
 AdamStateKey adam_state_key(const torch::Tensor& param);
 
-void save_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
-                          const std::string& path);
+// The state dict above (the live moments; the step counts as new tensors),
+// for save_tensors (state_dict.h).
+NamedTensors optimizer_tensors(torch::optim::Adam& optimizer, const torch::nn::Module& model);
 
 // Replaces the optimizer's state. A moment whose shape differs from its
 // parameter's, or a name that is not a parameter, is an error naming both.

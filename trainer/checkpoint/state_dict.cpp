@@ -15,13 +15,6 @@ namespace checkpoint {
 
 namespace {
 
-std::vector<std::pair<std::string, torch::Tensor>> named_state(const torch::nn::Module& module) {
-  std::vector<std::pair<std::string, torch::Tensor>> state;
-  for (const auto& p : module.named_parameters()) state.emplace_back(p.key(), p.value());
-  for (const auto& b : module.named_buffers()) state.emplace_back(b.key(), b.value());
-  return state;
-}
-
 std::string shape_of(const torch::Tensor& t) {
   std::ostringstream out;
   out << t.sizes();
@@ -79,6 +72,13 @@ std::map<std::string, torch::Tensor> load_tensors(const std::string& path) {
     throw std::runtime_error(path + ": not a dict of tensors (" + e.what_without_backtrace() + ")");
   }
   return tensors;
+}
+
+NamedTensors named_state(const torch::nn::Module& module) {
+  NamedTensors state;
+  for (const auto& p : module.named_parameters()) state.emplace_back(p.key(), p.value());
+  for (const auto& b : module.named_buffers()) state.emplace_back(b.key(), b.value());
+  return state;
 }
 
 void save_state_dict(const torch::nn::Module& module, const std::string& path) {

@@ -22,6 +22,8 @@ void save_tensors(const NamedTensors& tensors, const std::string& path);
 // Throws naming the file when it cannot be read or is not such a dict.
 std::map<std::string, torch::Tensor> load_tensors(const std::string& path);
 
+// The module's parameters and buffers by name: its state dict (the live tensors).
+NamedTensors named_state(const torch::nn::Module& module);
 void save_state_dict(const torch::nn::Module& module, const std::string& path);
 
 // Copies every parameter and buffer of `module` from the file. A missing or

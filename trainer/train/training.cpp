@@ -32,6 +32,7 @@
 #include "launch/ranks.h"
 #include "launch/shared_directory.h"
 #include "launch/text_format.h"
+#include "trainer/checkpoint/background_save.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/finished_marker.h"
 #include "trainer/checkpoint/optimizer_state.h"
@@ -160,11 +161,13 @@ class Trainer {
   void warn_about_settings() const;
   void log_setup() const;
   bool validate();  // false: early stop (patience exhausted)
-  // A checkpoint of this step (once), marked best if `best`. The stop's own
-  // (a preemption, training not finished) holds a second signal until it is
-  // written and settles the exit code to 75 (preemption.h).
+  // A checkpoint of this step (once), marked best if `best`, written in the
+  // background. The stop's own (a preemption, training not finished) holds a
+  // second signal until it is written and settles the exit code to 75
+  // (preemption.h).
   void save(bool best = false);
   void write_checkpoint(bool best);
+  void finish_writing();  // the background write, done on rank 0; its failure fails every rank
   void refuse_diverged_parameters();  // throws before a checkpoint of diverged weights
   int stop_preempted();
 
@@ -194,6 +197,7 @@ class Trainer {
   torch::optim::Adam adam_;  // the whole model's: checkpoints hold its state
   const LrSchedule schedule_;
   const checkpoint::Checkpoints checkpoints_;
+  checkpoint::BackgroundSave saver_;  // rank 0's writes of checkpoints_, one at a time
   const checkpoint::RunIdentity identity_;
   NumericsGuard guard_;
   PhaseTimer phases_;
@@ -253,6 +257,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                          .eps(cfg.optim.eps)),
       schedule_(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps, cfg.model.d_model),
       checkpoints_(run_dir_.string(), cfg.train.keep_last),
+      saver_(checkpoints_),
       identity_{process.world_size, cfg.train.accum_steps, data::dataset_id(cfg.data.dir),
                 resolved_toml_},
       guard_(cfg.train.max_nonfinite_steps),
@@ -423,14 +428,15 @@ bool Trainer::validate() {
 }
 
 void Trainer::save(bool best) {
-  if (last_saved_step_ == state_.step) return;
+  const bool saved = last_saved_step_ == state_.step;
   if (!outcomes_.agreed().preempt || finished_) {
-    write_checkpoint(best);
+    if (!saved) write_checkpoint(best);
     return;
   }
   signals_.begin_save();
   try {
-    write_checkpoint(best);
+    if (!saved) write_checkpoint(best);
+    finish_writing();  // the stop's checkpoint is on disk before the exit
   } catch (...) {
     signals_.end_save(-1);
     throw;
@@ -442,27 +448,47 @@ void Trainer::save(bool best) {
         state_.step);
 }
 
-// Rank 0 writes; the others wait at the barrier, so that no rank runs ahead
-// into the next step's collectives (or exits) while the checkpoint is written.
+// Rank 0 takes a snapshot of the weights and Adam's moments, which a
+// background thread writes while the next steps train
+// (checkpoint/background_save.h): what the save costs the training is the
+// gather of a sharded update's moments and the copy. The write before it is
+// finished first, on every rank alike.
 void Trainer::write_checkpoint(bool best) {
   watchdog_.beat(state_.step, "checkpoint");
+  finish_writing();
   refuse_diverged_parameters();
   optimizer_.gather_state();
   state_.loss_scale = loss_scaler_.state();
   if (ranks_.is_main()) {
     state_.log_window = log_.sums();
     const auto begin = Clock::now();
-    const std::string dir =
-        checkpoints_.save(state_.step, model_.module(), adam_,
-                          checkpoint::CheckpointState{state_, identity_}.to_json());
-    logging::info("checkpoint {} ({:.1f} s)", dir, seconds_since(begin));
-    if (best) checkpoints_.mark_best(dir);
+    saver_.save(checkpoint::take_snapshot(state_.step, model_.module(), adam_,
+                                          checkpoint::CheckpointState{state_, identity_}.to_json()),
+                best);
+    logging::info("checkpoint of step {}: snapshot in {:.2f} s, written beside training",
+                  state_.step, seconds_since(begin));
   }
   optimizer_.release_state();
-  comm_->barrier();
   last_saved_step_ = state_.step;
   save_schedule_.saved(Clock::now());
   outcomes_.timed_save_done();
+}
+
+// Rank 0's write in flight, finished; whether it failed, broadcast, so that
+// a failed checkpoint ends the run on every rank alike (naming the step and
+// the directory, the previous checkpoint still the `latest`) and no rank runs
+// on or exits while it is being written.
+void Trainer::finish_writing() {
+  std::string failure;
+  if (ranks_.is_main()) {
+    try {
+      saver_.wait();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  }
+  failure = ranks_.broadcast(failure);
+  if (!failure.empty()) throw std::runtime_error(ranks_.is_main() ? failure : "rank 0: " + failure);
 }
 
 // Before a save: weights of a diverged run (diverged_weights.h) end the run
@@ -545,6 +571,7 @@ int Trainer::run() {
   distributed::check_replicas_equal(params_, *comm_, state_.step);
   logging::info("parameters identical on all {} ranks (checksum)", ranks_.size());
   save();
+  finish_writing();
   if (ranks_.is_main()) checkpoint::mark_finished(run_dir_.string(), state_.step);
   logging::info("training done: {} steps, {} epochs, {:.0f} s", state_.step, state_.epoch,
                 seconds_since(start));
