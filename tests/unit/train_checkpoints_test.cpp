@@ -39,7 +39,12 @@ class Checkpoints : public test_util::TempDirTest {
   std::string run() const { return (dir_ / "run").string(); }
   fs::path checkpoints() const { return dir_ / "run" / "checkpoints"; }
   std::string save(const checkpoint::Checkpoints& c, int64_t step) {
-    return c.save(checkpoint::take_snapshot(step, *linear_, adam_, {{"step", step}}));
+    return c.save(snapshot_of(step, {{"step", step}}));
+  }
+  checkpoint::Snapshot snapshot_of(int64_t step, const nlohmann::json& state) {
+    checkpoint::Snapshot snapshot;
+    checkpoint::take_snapshot(snapshot, step, *linear_, adam_, state);
+    return snapshot;
   }
   // Names of the directories list() returns, oldest first.
   static std::vector<std::string> names(const checkpoint::Checkpoints& c) {
@@ -147,7 +152,7 @@ TEST_F(Checkpoints, KeepLastPrunesTheOldestButSparesTheBest) {
 TEST_F(Checkpoints, SavingTheSameStepAgainReplacesIt) {
   const checkpoint::Checkpoints c(run());
   save(c, 3);
-  c.save(checkpoint::take_snapshot(3, *linear_, adam_, {{"step", 3}, {"again", true}}));
+  c.save(snapshot_of(3, {{"step", 3}, {"again", true}}));
   EXPECT_EQ(names(c), std::vector<std::string>{"step_00000003"});
   EXPECT_EQ(checkpoint::read_checkpoint_state(c.path_of(3)).at("again"), true);
 }
@@ -197,7 +202,7 @@ TEST_F(Checkpoints, BackgroundSaveWritesTheSnapshotNotTheLiveWeights) {
   const torch::Tensor saved_weight = linear_->weight.detach().clone();
   {
     checkpoint::BackgroundSave saver(c);
-    saver.save(checkpoint::take_snapshot(4, *linear_, adam_, {{"step", 4}}), /*best=*/true);
+    saver.save(4, *linear_, adam_, {{"step", 4}}, /*best=*/true);
     torch::NoGradGuard no_grad;
     linear_->weight.fill_(7);
     saver.wait();
@@ -217,24 +222,22 @@ TEST_F(Checkpoints, BackgroundSaveWritesTheSnapshotNotTheLiveWeights) {
 TEST_F(Checkpoints, BackgroundSavesAreWrittenOneAtATimeInOrder) {
   const checkpoint::Checkpoints c(run());
   checkpoint::BackgroundSave saver(c);
-  for (const int64_t step : {1, 2, 3})
-    saver.save(checkpoint::take_snapshot(step, *linear_, adam_, {{"step", step}}), false);
+  for (const int64_t step : {1, 2, 3}) saver.save(step, *linear_, adam_, {{"step", step}}, false);
   saver.wait();
   EXPECT_EQ(names(c),
             (std::vector<std::string>{"step_00000001", "step_00000002", "step_00000003"}));
   EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000003");
 }
 
-// A write that fails (here: a snapshot holding an undefined tensor) throws on
+// A write that fails (here: state.json, a string that is not UTF-8, which
+// JSON cannot hold, after model.pt and optimizer.pt are written) throws on
 // wait(), naming the step and directory; the previous checkpoint stays
 // `latest` and no temporary is left.
 TEST_F(Checkpoints, AFailedBackgroundSaveThrowsOnWaitAndKeepsTheLatest) {
   const checkpoint::Checkpoints c(run());
   checkpoint::BackgroundSave saver(c);
-  saver.save(checkpoint::take_snapshot(5, *linear_, adam_, {{"step", 5}}), false);
-  checkpoint::Snapshot broken = checkpoint::take_snapshot(6, *linear_, adam_, {{"step", 6}});
-  broken.model.emplace_back("unwritable", torch::Tensor());
-  saver.save(std::move(broken), false);
+  saver.save(5, *linear_, adam_, {{"step", 5}}, false);
+  saver.save(6, *linear_, adam_, {{"step", 6}, {"name", "\xff"}}, false);
   expect_mentions(error_of([&] { saver.wait(); }),
                   {"saving the checkpoint of step 6 in " + checkpoints().string(),
                    "earlier checkpoints are untouched"});

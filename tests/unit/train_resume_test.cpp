@@ -164,7 +164,9 @@ class ChooseCheckpoint : public test_util::TempDirTest {
   std::string save(int64_t step) const {
     torch::nn::Linear linear(2, 2);
     torch::optim::Adam adam(linear->parameters(), torch::optim::AdamOptions(0.1));
-    return checkpoints().save(checkpoint::take_snapshot(step, *linear, adam, {{"step", step}}));
+    checkpoint::Snapshot snapshot;
+    checkpoint::take_snapshot(snapshot, step, *linear, adam, {{"step", step}});
+    return checkpoints().save(snapshot);
   }
   // Damages a checkpoint: model.pt no longer matches its digest.
   static void damage(const std::string& dir) {

@@ -16,11 +16,13 @@ BackgroundSave::~BackgroundSave() {
   }
 }
 
-void BackgroundSave::save(Snapshot snapshot, bool best) {
+void BackgroundSave::save(int64_t step, const torch::nn::Module& model, torch::optim::Adam& adam,
+                          nlohmann::json state, bool best) {
   wait();
-  writing_ = std::async(std::launch::async, [this, snapshot = std::move(snapshot), best] {
+  take_snapshot(snapshot_, step, model, adam, std::move(state));
+  writing_ = std::async(std::launch::async, [this, best] {
     const auto begin = std::chrono::steady_clock::now();
-    const std::string dir = checkpoints_.save(snapshot);
+    const std::string dir = checkpoints_.save(snapshot_);
     if (best) checkpoints_.mark_best(dir);
     logging::info("checkpoint {} written ({:.1f} s, beside training)", dir,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());

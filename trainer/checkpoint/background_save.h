@@ -1,10 +1,10 @@
 // Checkpoints written by a background thread while training goes on, one at
 // a time (as torchtitan's async checkpointing and PyTorch DCP's async_save):
 //
-//   saver.save(take_snapshot(...), best)   returns once the previous write is
-//                                          done and this one has started
-//   saver.wait()                           the write in flight, done; throws
-//                                          what it threw
+//   saver.save(step, model, adam, state, best)   returns once the previous
+//                          write is done, the snapshot taken (snapshot.h) and
+//                          this write started
+//   saver.wait()           the write in flight, done; throws what it threw
 //
 // The directory is written as Checkpoints::save writes it (checksums, fsync,
 // atomic rename, `latest` moved last, pruning), so a failed write leaves the
@@ -26,9 +26,11 @@ class BackgroundSave {
   explicit BackgroundSave(const Checkpoints& checkpoints) : checkpoints_(checkpoints) {}
   ~BackgroundSave();
 
-  // Waits for the write in flight (throwing its error), then starts writing
-  // `snapshot`, marked best when `best`.
-  void save(Snapshot snapshot, bool best);
+  // Waits for the write in flight (throwing its error), takes the snapshot
+  // of `model` and `adam` into the buffers the previous one used, then
+  // starts writing it, marked best when `best`.
+  void save(int64_t step, const torch::nn::Module& model, torch::optim::Adam& adam,
+            nlohmann::json state, bool best);
   void wait();
 
   BackgroundSave(const BackgroundSave&) = delete;
@@ -36,6 +38,7 @@ class BackgroundSave {
 
  private:
   const Checkpoints& checkpoints_;
+  Snapshot snapshot_;          // read by the write in flight, refilled once it is done
   std::future<void> writing_;  // invalid when none is in flight
 };
 

@@ -8,28 +8,42 @@ namespace checkpoint {
 
 namespace {
 
-// A CPU tensor of its own: copy = true copies CPU tensors too; a CUDA tensor's
-// copy to pageable host memory is synchronous, so it is complete on return.
-NamedTensors host_copies(const NamedTensors& live) {
-  NamedTensors copies;
-  copies.reserve(live.size());
-  for (const auto& [name, tensor] : live)
-    copies.emplace_back(name, tensor.detach().to(torch::kCPU, /*non_blocking=*/false,
-                                                 /*copy=*/true));
-  return copies;
+bool same_layout(const NamedTensors& copies, const NamedTensors& live) {
+  if (copies.size() != live.size()) return false;
+  for (size_t i = 0; i < live.size(); ++i) {
+    const torch::Tensor& copy = copies[i].second;
+    const torch::Tensor& tensor = live[i].second;
+    if (copies[i].first != live[i].first || !copy.sizes().equals(tensor.sizes()) ||
+        copy.scalar_type() != tensor.scalar_type())
+      return false;
+  }
+  return true;
+}
+
+// `live` copied into `copies`, whose tensors are made anew only when the
+// names, shapes or types differ (the first save).
+void copy_into(NamedTensors& copies, const NamedTensors& live) {
+  if (!same_layout(copies, live)) {
+    copies.clear();
+    for (const auto& [name, tensor] : live)
+      copies.emplace_back(
+          name,
+          torch::empty(
+              tensor.sizes(),
+              torch::TensorOptions().dtype(tensor.scalar_type()).pinned_memory(tensor.is_cuda())));
+  }
+  for (size_t i = 0; i < live.size(); ++i) copies[i].second.copy_(live[i].second);
 }
 
 }  // namespace
 
-Snapshot take_snapshot(int64_t step, const torch::nn::Module& model, torch::optim::Adam& adam,
-                       nlohmann::json state) {
+void take_snapshot(Snapshot& snapshot, int64_t step, const torch::nn::Module& model,
+                   torch::optim::Adam& adam, nlohmann::json state) {
   torch::NoGradGuard no_grad;
-  Snapshot snapshot;
   snapshot.step = step;
-  snapshot.model = host_copies(named_state(model));
-  snapshot.optimizer = host_copies(optimizer_tensors(adam, model));
+  copy_into(snapshot.model, named_state(model));
+  copy_into(snapshot.optimizer, optimizer_tensors(adam, model));
   snapshot.state = std::move(state);
-  return snapshot;
 }
 
 }  // namespace checkpoint

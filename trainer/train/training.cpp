@@ -462,9 +462,8 @@ void Trainer::write_checkpoint(bool best) {
   if (ranks_.is_main()) {
     state_.log_window = log_.sums();
     const auto begin = Clock::now();
-    saver_.save(checkpoint::take_snapshot(state_.step, model_.module(), adam_,
-                                          checkpoint::CheckpointState{state_, identity_}.to_json()),
-                best);
+    saver_.save(state_.step, model_.module(), adam_,
+                checkpoint::CheckpointState{state_, identity_}.to_json(), best);
     logging::info("checkpoint of step {}: snapshot in {:.2f} s, written beside training",
                   state_.step, seconds_since(begin));
   }
