@@ -9,6 +9,10 @@
 # differ from an uninterrupted run.
 #
 #   tests/chaos/resume_chaos.sh [trials]        (default 20; BUILD_DIR=build)
+#
+# SAVE_EVERY (default 25) sets train.save_every: a small value (5) keeps a
+# background checkpoint write in flight for much of the run, so that blows
+# land during writes.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath "${BUILD_DIR:-$src/build}")
@@ -17,7 +21,7 @@ source "$src/tests/script_lib.bash"
 export TRAINER_STARTUP_TIMEOUT_S=10  # a rank stopped during MPI start-up ends the job in 10 s
 enter_scratch resume-chaos
 prepare_tiny data
-opts=(--train.max_steps 600 --train.save_every 25 --model.dropout 0.1 --train.watchdog_s 3)
+opts=(--train.max_steps 600 --train.save_every "${SAVE_EVERY:-25}" --model.dropout 0.1 --train.watchdog_s 3)
 trainer_run reference 2 "${opts[@]}" || fail "uninterrupted run" reference.log
 
 blows=(USR1 TERM TERM2 KILL STOP)
