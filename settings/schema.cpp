@@ -192,23 +192,29 @@ void Schema::load_toml(const std::string& path) {
 
 void Schema::add_to_cli(CLI::App& app) {
   for (auto& entry : entries_) {
-    const std::string names = "--" + entry.key + (entry.alias.empty() ? "" : "," + entry.alias);
-    // A BOOL key with a short name is a flag: "--force" (true), "--force=false".
+    // A BOOL key's short name is a flag: "--force" (true), "--force=false";
+    // its long name takes a value, as every key's does.
     const bool flag = std::holds_alternative<bool*>(entry.field) && !entry.alias.empty();
+    const std::string names =
+        "--" + entry.key + (entry.alias.empty() || flag ? "" : "," + entry.alias);
     CLI::Option* option =
-        flag ? app.add_flag(names, entry.cli_value, entry.help)
-             : app.add_option(names, entry.cli_value, entry.help)->type_name(type_label(entry));
-    // Given twice, the last one wins (a script's defaults, then the user's override).
-    option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
-        ->group("[" + section_of(entry.key) + "]");
+        app.add_option(names, entry.cli_value, entry.help)->type_name(type_label(entry));
     if (!entry.required) option->default_str(value_text(entry.field));
     entry.option = option;
+    if (flag) entry.flag = app.add_flag(entry.alias, entry.cli_value, entry.help);
+    // Given twice, the last one wins (a script's defaults, then the user's override).
+    for (CLI::Option* given : {option, entry.flag})
+      if (given)
+        given->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+            ->group("[" + section_of(entry.key) + "]");
   }
 }
 
 void Schema::apply_cli() {
   for (auto& entry : entries_) {
-    if (entry.option == nullptr || entry.option->count() == 0) continue;
+    const bool given = (entry.option != nullptr && entry.option->count() > 0) ||
+                       (entry.flag != nullptr && entry.flag->count() > 0);
+    if (!given) continue;
     entry.given_as = option_name(entry);
     set_from_text(entry, entry.cli_value, "command line", entry.given_as);
   }

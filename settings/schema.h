@@ -10,8 +10,9 @@
 //
 // Precedence: defaults < settings file < command line. Unknown keys, values
 // of the wrong type and missing required keys are errors naming the file or
-// option and the key. On the command line a BOOL key with a short name
-// (add_alias) is a flag: `--joint-vocab` alone means true, `--joint-vocab=false`.
+// option and the key. On the command line a BOOL key's short name
+// (add_alias) is a flag: `--joint-vocab` alone means true, `--joint-vocab=false`;
+// its long name takes a value (`--text.joint_vocab false`) like every key's.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -88,6 +89,7 @@ class Schema {
     std::string given_as;                 // how the user gave it (option or file), empty if not
     std::string cli_value;                // text given on the command line, if any
     const CLI::Option* option = nullptr;  // its command-line option, once added
+    CLI::Option* flag = nullptr;          // a BOOL key's short name, a flag
   };
   Entry* find(const std::string& key);
   static std::string value_text(const Field& field);   // the current value, unquoted

@@ -49,23 +49,6 @@ class TextPairs : public PairSource {
   int64_t size_ = 0;
 };
 
-class MemoryPairs : public PairSource {
- public:
-  explicit MemoryPairs(ParallelText text) : text_(std::move(text)) {}
-  int64_t size() const override { return static_cast<int64_t>(text_.src.size()); }
-  void read(int64_t begin, int64_t end, CleaningReport&,
-            const std::function<void(SentencePair&)>& visit) const override {
-    SentencePair pair;
-    for (int64_t i = begin; i < end; ++i) {
-      pair = {i, text_.src[i], text_.tgt[i]};
-      visit(pair);
-    }
-  }
-
- private:
-  ParallelText text_;
-};
-
 }  // namespace
 
 void visit_line(const LineReader& lines, const std::function<void(SentencePair&)>& visit,
@@ -81,10 +64,6 @@ std::unique_ptr<PairSource> text_pairs(const std::filesystem::path& src_file,
                                        const std::filesystem::path& tgt_file,
                                        const TextReadOptions& options) {
   return std::make_unique<TextPairs>(src_file, tgt_file, options);
-}
-
-std::unique_ptr<PairSource> memory_pairs(ParallelText text) {
-  return std::make_unique<MemoryPairs>(std::move(text));
 }
 
 }  // namespace data

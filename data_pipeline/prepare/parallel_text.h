@@ -5,8 +5,8 @@
 //
 // A PairSource hands out the pairs of a range of input lines one at a time,
 // in order, without holding the corpus: text files are streamed line by line
-// (so prepare_data's memory does not grow with the corpus), a synthetic task
-// is generated up front (its sizes are small by nature).
+// (so prepare_data's memory does not grow with the corpus), a synthetic
+// task is generated as it is read (synthetic.h).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -66,8 +66,5 @@ void visit_line(const LineReader& lines, const std::function<void(SentencePair&)
 std::unique_ptr<PairSource> text_pairs(const std::filesystem::path& src_file,
                                        const std::filesystem::path& tgt_file,
                                        const TextReadOptions& options);
-
-// Pairs held in memory (a synthetic task), ids = positions.
-std::unique_ptr<PairSource> memory_pairs(ParallelText text);
 
 }  // namespace data

@@ -51,6 +51,8 @@ void check_options(const PrepareOptions& options) {
     if (options.task == Task::kClassify && options.tsv.count("train") == 0) {
       throw std::invalid_argument("task classify needs the training file --train-tsv");
     }
+    if (options.cleaning.max_bytes < 0 || options.cleaning.max_tokens < 0)
+      throw std::invalid_argument("--clean-max-bytes and --clean-max-tokens must be >= 0");
     if (!options.spm_model.empty() && !fs::is_regular_file(options.spm_model))
       throw std::invalid_argument("--spm-model " + options.spm_model.string() + ": no such file");
     if (options.strip_spaces && options.tokenizer == "word") {
@@ -116,9 +118,8 @@ std::map<std::string, Split> open_splits(const PrepareOptions& options) {
     } else {
       const auto size = options.sizes.find(split);
       if (size == options.sizes.end() || size->second == 0) continue;
-      splits[split].pairs =
-          memory_pairs(make_synthetic(synthetic_task(options.task), options.synthetic, size->second,
-                                      mix_seed(options.seed, index)));
+      splits[split].pairs = synthetic_pairs(synthetic_task(options.task), options.synthetic,
+                                            size->second, mix_seed(options.seed, index));
     }
   }
   return splits;

@@ -59,30 +59,64 @@ std::vector<std::string> synthetic_symbols(int64_t symbols) {
   return words;
 }
 
-ParallelText make_synthetic(SyntheticTask task, const SyntheticOptions& options, int64_t size,
-                            uint64_t seed) {
-  check(task, options);
-  const auto symbols = synthetic_symbols(options.symbols);
-  Rng rng(seed);
-  ParallelText text;
-  for (int64_t i = 0; i < size; ++i) {
-    std::vector<int64_t> sequence = draw(rng, options);
-    int64_t label = -1;
-    while (task == SyntheticTask::kMajority &&
-           (label = majority_class(sequence, options.classes)) < 0) {
-      sequence = draw(rng, options);
-    }
-    text.src.push_back(join(sequence, symbols));
-    switch (task) {
-      case SyntheticTask::kCopy: text.tgt.push_back(text.src.back()); break;
-      case SyntheticTask::kReverse:
-        std::reverse(sequence.begin(), sequence.end());
-        text.tgt.push_back(join(sequence, symbols));
-        break;
-      case SyntheticTask::kMajority: text.tgt.push_back(symbols[label]); break;
+namespace {
+
+// The examples of a task in order: each draw continues the one generator, so
+// example i depends on the draws of examples 0 .. i-1.
+class SyntheticPairs : public PairSource {
+ public:
+  SyntheticPairs(SyntheticTask task, const SyntheticOptions& options, int64_t size, uint64_t seed)
+      : task_(task),
+        options_(options),
+        size_(size),
+        seed_(seed),
+        symbols_(synthetic_symbols(options.symbols)) {
+    check(task, options);
+  }
+
+  int64_t size() const override { return size_; }
+
+  // Replays the generator from example 0, writing out [begin, end) only:
+  // nothing is held, and a rank's range costs the draws before it (cheap:
+  // a few generator calls per example).
+  void read(int64_t begin, int64_t end, CleaningReport&,
+            const std::function<void(SentencePair&)>& visit) const override {
+    Rng rng(seed_);
+    SentencePair pair;
+    for (int64_t i = 0; i < end; ++i) {
+      std::vector<int64_t> sequence = draw(rng, options_);
+      int64_t label = -1;
+      while (task_ == SyntheticTask::kMajority &&
+             (label = majority_class(sequence, options_.classes)) < 0)
+        sequence = draw(rng, options_);
+      if (i < begin) continue;
+      pair.id = i;
+      pair.src = join(sequence, symbols_);
+      switch (task_) {
+        case SyntheticTask::kCopy: pair.tgt = pair.src; break;
+        case SyntheticTask::kReverse:
+          std::reverse(sequence.begin(), sequence.end());
+          pair.tgt = join(sequence, symbols_);
+          break;
+        case SyntheticTask::kMajority: pair.tgt = symbols_[label]; break;
+      }
+      visit(pair);
     }
   }
-  return text;
+
+ private:
+  SyntheticTask task_;
+  SyntheticOptions options_;
+  int64_t size_;
+  uint64_t seed_;
+  std::vector<std::string> symbols_;
+};
+
+}  // namespace
+
+std::unique_ptr<PairSource> synthetic_pairs(SyntheticTask task, const SyntheticOptions& options,
+                                            int64_t size, uint64_t seed) {
+  return std::make_unique<SyntheticPairs>(task, options, size, seed);
 }
 
 }  // namespace data

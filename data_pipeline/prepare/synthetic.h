@@ -17,6 +17,7 @@
 // on (task, options, size, seed), drawn with data::Rng (portable, not torch's RNG).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,10 @@ struct SyntheticOptions {
 // synthetic_symbols(classes) are the label names, in label id order).
 std::vector<std::string> synthetic_symbols(int64_t symbols);
 
-// `size` examples of `task`, drawn from a generator seeded with `seed`.
-ParallelText make_synthetic(SyntheticTask task, const SyntheticOptions& options, int64_t size,
-                            uint64_t seed);
+// `size` examples of `task`, drawn from a generator seeded with `seed`, as
+// they are read (nothing held: memory does not grow with `size`). Throws
+// std::invalid_argument for options out of range.
+std::unique_ptr<PairSource> synthetic_pairs(SyntheticTask task, const SyntheticOptions& options,
+                                            int64_t size, uint64_t seed);
 
 }  // namespace data

@@ -23,21 +23,55 @@ std::vector<std::string> words(const std::string& line) {
   return result;
 }
 
+// Examples [begin, end) of a synthetic source, as prepare_data reads them.
+data::ParallelText read_pairs(const data::PairSource& pairs, int64_t begin, int64_t end) {
+  data::ParallelText text;
+  data::CleaningReport report;
+  int64_t next_id = begin;
+  pairs.read(begin, end, report, [&](data::SentencePair& pair) {
+    EXPECT_EQ(pair.id, next_id++);  // ids are positions
+    text.src.push_back(pair.src);
+    text.tgt.push_back(pair.tgt);
+  });
+  EXPECT_EQ(next_id, end);
+  return text;
+}
+
+data::ParallelText make_synthetic(SyntheticTask task, const data::SyntheticOptions& options,
+                                  int64_t size, uint64_t seed) {
+  return read_pairs(*data::synthetic_pairs(task, options, size, seed), 0, size);
+}
+
 TEST(DataSynthetic, DeterministicForASeed) {
   const data::SyntheticOptions options;
-  const auto a = data::make_synthetic(SyntheticTask::kCopy, options, 200, 7);
-  const auto b = data::make_synthetic(SyntheticTask::kCopy, options, 200, 7);
-  const auto c = data::make_synthetic(SyntheticTask::kCopy, options, 200, 8);
+  const auto a = make_synthetic(SyntheticTask::kCopy, options, 200, 7);
+  const auto b = make_synthetic(SyntheticTask::kCopy, options, 200, 7);
+  const auto c = make_synthetic(SyntheticTask::kCopy, options, 200, 8);
   EXPECT_EQ(a.src, b.src);
   EXPECT_EQ(a.tgt, b.tgt);
   EXPECT_NE(a.src, c.src);
 }
 
+// A rank reads a range of the examples: the same examples as in the whole,
+// for every task (majority redraws, so its draws per example vary).
+TEST(DataSynthetic, ARangeIsTheSameExamplesAsInTheWhole) {
+  const data::SyntheticOptions options;
+  for (const auto task :
+       {SyntheticTask::kCopy, SyntheticTask::kReverse, SyntheticTask::kMajority}) {
+    const auto pairs = data::synthetic_pairs(task, options, 300, 11);
+    EXPECT_EQ(pairs->size(), 300);
+    const auto whole = read_pairs(*pairs, 0, 300);
+    const auto part = read_pairs(*pairs, 120, 210);
+    EXPECT_EQ(part.src, std::vector<std::string>(whole.src.begin() + 120, whole.src.begin() + 210));
+    EXPECT_EQ(part.tgt, std::vector<std::string>(whole.tgt.begin() + 120, whole.tgt.begin() + 210));
+  }
+}
+
 TEST(DataSynthetic, CopyAndReverseTargets) {
   const data::SyntheticOptions options;
-  const auto copy = data::make_synthetic(SyntheticTask::kCopy, options, 100, 1);
+  const auto copy = make_synthetic(SyntheticTask::kCopy, options, 100, 1);
   EXPECT_EQ(copy.src, copy.tgt);
-  const auto reverse = data::make_synthetic(SyntheticTask::kReverse, options, 100, 1);
+  const auto reverse = make_synthetic(SyntheticTask::kReverse, options, 100, 1);
   EXPECT_EQ(reverse.src, copy.src);  // same draws, only the target differs
   for (size_t i = 0; i < reverse.src.size(); ++i) {
     auto expected = words(reverse.src[i]);
@@ -51,7 +85,7 @@ TEST(DataSynthetic, LengthsAndSymbolsWithinOptions) {
   options.symbols = 5;
   options.min_len = 2;
   options.max_len = 4;
-  const auto text = data::make_synthetic(SyntheticTask::kCopy, options, 500, 3);
+  const auto text = make_synthetic(SyntheticTask::kCopy, options, 500, 3);
   const auto symbols = data::synthetic_symbols(5);
   EXPECT_EQ(symbols, (std::vector<std::string>{"s0", "s1", "s2", "s3", "s4"}));
   std::set<size_t> lengths;
@@ -91,7 +125,7 @@ TEST(DataSynthetic, MajorityLabelIsTheMostFrequentClassSymbol) {
   options.min_len = 3;
   options.max_len = 9;
   const int size = 4000;
-  const auto text = data::make_synthetic(SyntheticTask::kMajority, options, size, 5);
+  const auto text = make_synthetic(SyntheticTask::kMajority, options, size, 5);
   ASSERT_EQ(text.src.size(), size_t{size});
   std::map<std::string, int> per_label;
   std::set<std::string> seen;
@@ -109,22 +143,20 @@ TEST(DataSynthetic, MajorityLabelIsTheMostFrequentClassSymbol) {
     EXPECT_GT(count, 850) << label;
     EXPECT_LT(count, 1150) << label;
   }
-  EXPECT_EQ(data::make_synthetic(SyntheticTask::kMajority, options, size, 5).src, text.src);
-  EXPECT_NE(data::make_synthetic(SyntheticTask::kMajority, options, size, 6).src, text.src);
+  EXPECT_EQ(make_synthetic(SyntheticTask::kMajority, options, size, 5).src, text.src);
+  EXPECT_NE(make_synthetic(SyntheticTask::kMajority, options, size, 6).src, text.src);
 }
 
 TEST(DataSynthetic, RejectsBadOptions) {
   data::SyntheticOptions options;
   options.min_len = 5;
   options.max_len = 4;
-  EXPECT_THROW(data::make_synthetic(SyntheticTask::kCopy, options, 1, 1), std::invalid_argument);
+  EXPECT_THROW(make_synthetic(SyntheticTask::kCopy, options, 1, 1), std::invalid_argument);
   data::SyntheticOptions classes;
   classes.classes = 1;
-  EXPECT_THROW(data::make_synthetic(SyntheticTask::kMajority, classes, 1, 1),
-               std::invalid_argument);
+  EXPECT_THROW(make_synthetic(SyntheticTask::kMajority, classes, 1, 1), std::invalid_argument);
   classes.classes = classes.symbols + 1;
-  EXPECT_THROW(data::make_synthetic(SyntheticTask::kMajority, classes, 1, 1),
-               std::invalid_argument);
+  EXPECT_THROW(make_synthetic(SyntheticTask::kMajority, classes, 1, 1), std::invalid_argument);
 }
 
 }  // namespace

@@ -217,16 +217,34 @@ TEST_F(Checkpoints, BackgroundSaveWritesTheSnapshotNotTheLiveWeights) {
   EXPECT_TRUE(torch::equal(weights->weight, saved_weight));
 }
 
-// Saves one after the other: the second waits for the first, `latest` ends
-// on the second, both are complete.
+// Saves one after the other: each waits for the one before, reuses its host
+// buffers and writes its own step's weights; `latest` ends on the last. A
+// model of another shape gets buffers of its own.
 TEST_F(Checkpoints, BackgroundSavesAreWrittenOneAtATimeInOrder) {
   const checkpoint::Checkpoints c(run());
   checkpoint::BackgroundSave saver(c);
-  for (const int64_t step : {1, 2, 3}) saver.save(step, *linear_, adam_, {{"step", step}}, false);
+  torch::NoGradGuard no_grad;
+  for (const int64_t step : {1, 2, 3}) {
+    linear_->weight.fill_(static_cast<double>(step));
+    saver.save(step, *linear_, adam_, {{"step", step}}, false);
+  }
+  torch::nn::Linear wider(5, 2);
+  torch::optim::Adam wider_adam(wider->parameters(), torch::optim::AdamOptions(1e-3));
+  wider->weight.fill_(4);
+  saver.save(4, *wider, wider_adam, {{"step", 4}}, false);
   saver.wait();
-  EXPECT_EQ(names(c),
-            (std::vector<std::string>{"step_00000001", "step_00000002", "step_00000003"}));
-  EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000003");
+  EXPECT_EQ(names(c), (std::vector<std::string>{"step_00000001", "step_00000002", "step_00000003",
+                                                "step_00000004"}));
+  EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000004");
+  for (const int64_t step : {1, 2, 3}) {
+    torch::nn::Linear weights(3, 2);
+    checkpoint::load_state_dict(*weights, c.path_of(step) + "/model.pt");
+    EXPECT_TRUE(torch::equal(weights->weight, torch::full({2, 3}, static_cast<double>(step))))
+        << step;
+  }
+  torch::nn::Linear weights(5, 2);
+  checkpoint::load_state_dict(*weights, c.path_of(4) + "/model.pt");
+  EXPECT_TRUE(torch::equal(weights->weight, torch::full({2, 5}, 4.0)));
 }
 
 // A write that fails (here: state.json, a string that is not UTF-8, which

@@ -478,6 +478,7 @@ void Trainer::write_checkpoint(bool best) {
 // the directory, the previous checkpoint still the `latest`) and no rank runs
 // on or exits while it is being written.
 void Trainer::finish_writing() {
+  watchdog_.beat(state_.step, "checkpoint write");
   std::string failure;
   if (ranks_.is_main()) {
     try {
