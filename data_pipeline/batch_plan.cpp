@@ -1,29 +1,54 @@
 #include "data_pipeline/batch_plan.h"
 
+#include <algorithm>
+
 namespace data {
 
-BatchPlan::BatchPlan(const Batcher& batcher, const PlanOptions& options, int64_t step,
-                     int64_t epoch, int64_t cursor)
-    : batcher_(batcher),
-      options_(options),
-      step_(step),
-      epoch_(epoch),
-      cursor_(cursor),
-      batches_(batcher.epoch(epoch)) {}
+BatchPlan::BatchPlan(const Batcher& batcher, const PlanOptions& options, const PlanPosition& start)
+    : batcher_(batcher), options_(options), next_(start) {
+  if (start.window >= 0) {
+    load_window(start.epoch, std::min(start.window, batcher.num_windows() - 1));
+    next_.batch = std::min<int64_t>(start.batch, static_cast<int64_t>(batches_.size()));
+    return;
+  }
+  // A position saved before windows: global batch `cursor` of the epoch, counted window by window.
+  int64_t remaining = start.cursor;
+  load_window(start.epoch, 0);
+  while (remaining > static_cast<int64_t>(batches_.size()) &&
+         next_.window + 1 < batcher.num_windows()) {
+    remaining -= static_cast<int64_t>(batches_.size());
+    load_window(start.epoch, next_.window + 1);
+  }
+  next_.batch = std::min<int64_t>(remaining, static_cast<int64_t>(batches_.size()));
+}
+
+void BatchPlan::load_window(int64_t epoch, int64_t window) {
+  if (epoch != next_.epoch) next_.cursor = 0;
+  next_.epoch = epoch;
+  next_.window = window;
+  next_.batch = 0;
+  batches_ = batcher_.window(epoch, window);
+}
 
 std::optional<PlannedStep> BatchPlan::next_step() {
-  if (options_.max_steps > 0 && step_ >= options_.max_steps) return std::nullopt;
-  if (cursor_ == static_cast<int64_t>(batches_.size())) {
-    if (options_.max_epochs > 0 && epoch_ + 1 >= options_.max_epochs) return std::nullopt;
-    batches_ = batcher_.epoch(++epoch_);
-    cursor_ = 0;
+  if (options_.max_steps > 0 && next_.step >= options_.max_steps) return std::nullopt;
+  while (next_.batch == static_cast<int64_t>(batches_.size())) {  // the window is done (or empty)
+    if (next_.window + 1 < batcher_.num_windows()) {
+      load_window(next_.epoch, next_.window + 1);
+    } else if (options_.max_epochs > 0 && next_.epoch + 1 >= options_.max_epochs) {
+      return std::nullopt;
+    } else {
+      load_window(next_.epoch + 1, 0);
+    }
   }
   std::vector<GlobalBatch> parts =
-      batcher_.split(batches_[cursor_], options_.world_size * options_.accum_steps);
+      batcher_.split(batches_[next_.batch], options_.world_size * options_.accum_steps);
   PlannedStep planned;
-  planned.step = ++step_;
-  planned.epoch = epoch_;
-  planned.cursor = cursor_++;
+  planned.step = ++next_.step;
+  planned.epoch = next_.epoch;
+  planned.window = next_.window;
+  planned.batch = next_.batch++;
+  planned.cursor = next_.cursor++;
   for (int64_t a = 0; a < options_.accum_steps; ++a) {
     const int64_t part = micro_batch_index(options_.rank, a, options_.world_size);
     planned.micro_batches.push_back({a, part, std::move(parts[part])});

@@ -1,14 +1,17 @@
 // The micro-batches one rank trains on, in order (docs/DESIGN.md, "the global batch"):
 //
-//   step s+1 trains global batch `cursor` of epoch e (Batcher::epoch(e)),
-//   split into world × accum parts; the rank's a-th micro-batch of the step
-//   is part micro_batch_index(rank, a, world). next_step() hands out one
-//   step's micro-batches at a time; the trainer's position (step, epoch,
-//   cursor) advances only when it has trained that step.
+//   step s+1 trains global batch `batch` of window `window` of epoch e
+//   (Batcher::window(e, window)), the epoch's `cursor`-th, split into
+//   world × accum parts; the rank's a-th micro-batch of the step is part
+//   micro_batch_index(rank, a, world). next_step() hands out one step's
+//   micro-batches at a time; the trainer's position advances only when it
+//   has trained that step.
 //
-// The position (epoch, cursor) is the whole resume state and means the same
-// for any world size. Every rank's plan has the same number of micro-batches
-// (empty parts included), so no rank runs out before the others.
+// The position (epoch, window, batch) is the whole resume state and means the
+// same for any world size; `cursor` counts the epoch's global batches for
+// people (and finds the window of a position saved before windows existed).
+// Every rank's plan has the same number of micro-batches (empty parts
+// included), so no rank runs out before the others. A plan holds one window.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -24,12 +27,22 @@ struct PlannedMicroBatch {
   GlobalBatch indices;  // dataset indices; empty for an empty part
 };
 
+// Where a plan stands: after `step` steps, the next global batch is batch
+// `batch` of window `window` of `epoch`, number `cursor` of the epoch.
+// window < 0: not recorded (a checkpoint from before windows); found from cursor.
+struct PlanPosition {
+  int64_t step = 0, epoch = 0, window = 0, batch = 0, cursor = 0;
+};
+
 // One optimizer step: this rank's accum_steps micro-batches of one global batch.
 struct PlannedStep {
   int64_t step = 0;                              // 1-based optimizer step
-  int64_t epoch = 0;                             // of the step's global batch
+  int64_t epoch = 0, window = 0, batch = 0;      // of the step's global batch
   int64_t cursor = 0;                            // index of the step's global batch in its epoch
   std::vector<PlannedMicroBatch> micro_batches;  // [accum_steps]
+
+  // Where the plan stands once this step is trained (what a checkpoint saves).
+  PlanPosition after() const { return {step, epoch, window, batch + 1, cursor + 1}; }
 };
 
 struct PlanOptions {
@@ -40,16 +53,17 @@ struct PlanOptions {
 
 class BatchPlan {
  public:
-  // Starts after `step` steps, at global batch `cursor` of `epoch` (a resumed run's state).
-  BatchPlan(const Batcher& batcher, const PlanOptions& options, int64_t step = 0, int64_t epoch = 0,
-            int64_t cursor = 0);
+  // Starts at `start` (a resumed run's position; {} for a new run).
+  BatchPlan(const Batcher& batcher, const PlanOptions& options, const PlanPosition& start = {});
   std::optional<PlannedStep> next_step();  // nullopt when the plan is done
 
  private:
+  void load_window(int64_t epoch, int64_t window);
+
   const Batcher& batcher_;
   PlanOptions options_;
-  int64_t step_, epoch_, cursor_;     // the position after the last planned step
-  std::vector<GlobalBatch> batches_;  // of epoch_
+  PlanPosition next_;                 // the next step's batch (next_.step: steps planned so far)
+  std::vector<GlobalBatch> batches_;  // of window next_.window of epoch next_.epoch
 };
 
 }  // namespace data

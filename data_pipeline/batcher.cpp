@@ -1,15 +1,50 @@
 #include "data_pipeline/batcher.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
+#include "data_pipeline/index_shuffle.h"
 #include "data_pipeline/random.h"
 
 namespace data {
 
-Batcher::Batcher(const ExampleLengths& lengths, const BatcherOptions& options) : options_(options) {
+namespace {
+
+int64_t row_of(const Lengths& lengths) { return std::max(lengths.src, lengths.tgt) + 1; }
+
+// An example of a window and its row size.
+struct Sized {
+  int64_t row = 0;
+  int64_t index = 0;
+};
+
+// The batches of one length-sorted window, in order: filled while rows ×
+// longest row <= batch_tokens.
+std::vector<GlobalBatch> fill(const std::vector<Sized>& sorted, int64_t batch_tokens) {
+  std::vector<GlobalBatch> batches;
+  GlobalBatch batch;
+  int64_t longest = 0;  // row size of the batch's longest example
+  for (const Sized& example : sorted) {
+    const auto rows = static_cast<int64_t>(batch.size()) + 1;
+    if (!batch.empty() && rows * std::max(longest, example.row) > batch_tokens) {
+      batches.push_back(std::move(batch));
+      batch.clear();
+      longest = 0;
+    }
+    batch.push_back(example.index);
+    longest = std::max(longest, example.row);
+  }
+  if (!batch.empty()) batches.push_back(std::move(batch));
+  return batches;
+}
+
+}  // namespace
+
+Batcher::Batcher(const LengthTable& lengths, const BatcherOptions& options)
+    : lengths_(lengths), options_(options) {
   if (options.max_len < 1 || options.max_len >= options.batch_tokens) {
     throw std::invalid_argument(
         "batching needs 1 <= max_len < batch_tokens so that every example "
@@ -17,58 +52,59 @@ Batcher::Batcher(const ExampleLengths& lengths, const BatcherOptions& options) :
         std::to_string(options.max_len) + ", batch_tokens " + std::to_string(options.batch_tokens));
   }
   if (options.sort_window < 1) throw std::invalid_argument("batching needs sort_window >= 1");
-  if (lengths.src.size() != lengths.tgt.size()) {
-    throw std::invalid_argument("source and target length lists differ in size");
-  }
-  for (size_t i = 0; i < lengths.src.size(); ++i) {
-    row_size_.push_back(std::max(lengths.src[i], lengths.tgt[i]) + 1);
-    target_tokens_.push_back(lengths.tgt[i] + 1);
-    if (std::max(lengths.src[i], lengths.tgt[i]) <= options.max_len) {
-      kept_.push_back(static_cast<int64_t>(i));
+  // One sequential pass, a chunk at a time: the kept examples and their rows.
+  const int64_t n = lengths.size();
+  double kept_rows = 0;
+  std::vector<Lengths> chunk;
+  for (int64_t begin = 0; begin < n; begin += static_cast<int64_t>(chunk.size())) {
+    chunk.resize(static_cast<size_t>(std::min<int64_t>(n - begin, int64_t{1} << 20)));
+    lengths.read(begin, chunk);
+    for (const Lengths& example : chunk) {
+      if (std::max(example.src, example.tgt) > options.max_len) continue;
+      ++num_kept_;
+      kept_rows += static_cast<double>(row_of(example));
     }
   }
-  if (kept_.empty()) {  // an epoch without batches would never end a step loop
-    throw std::invalid_argument("no example of " + std::to_string(row_size_.size()) +
-                                " is within max_len " + std::to_string(options.max_len));
+  if (num_kept_ == 0) {  // an epoch without batches would never end a step loop
+    throw std::invalid_argument("no example of " + std::to_string(n) + " is within max_len " +
+                                std::to_string(options.max_len));
   }
+  // Positions per window such that its kept examples hold about
+  // sort_window × batch_tokens tokens of rows.
+  const double window_tokens = static_cast<double>(options.sort_window) * options.batch_tokens;
+  window_size_ = std::clamp<int64_t>(
+      static_cast<int64_t>(std::ceil(window_tokens * static_cast<double>(n) / kept_rows)), 1, n);
 }
 
-std::vector<GlobalBatch> Batcher::epoch(int64_t epoch) const {
-  Rng rng(mix_seed(options_.seed, static_cast<uint64_t>(epoch)));
-  GlobalBatch order = kept_;
-  rng.shuffle(order);
+int64_t Batcher::row_size(int64_t index) const { return row_of(lengths_.at(index)); }
 
-  std::vector<GlobalBatch> batches;
-  const int64_t window_tokens = options_.sort_window * options_.batch_tokens;
-  for (auto begin = order.begin(); begin != order.end();) {
-    auto end = begin;
-    for (int64_t tokens = 0; end != order.end() && tokens < window_tokens; ++end) {
-      tokens += row_size_[*end];
-    }
-    std::stable_sort(begin, end, [&](int64_t a, int64_t b) { return row_size_[a] < row_size_[b]; });
-    fill(begin, end, batches);
-    begin = end;
+std::vector<GlobalBatch> Batcher::window(int64_t epoch, int64_t window) const {
+  if (window < 0 || window >= num_windows())
+    throw std::out_of_range("window " + std::to_string(window) + " outside an epoch's " +
+                            std::to_string(num_windows()));
+  const uint64_t epoch_seed = mix_seed(options_.seed, static_cast<uint64_t>(epoch));
+  const IndexShuffle order(static_cast<uint64_t>(lengths_.size()), epoch_seed);
+  const int64_t begin = window * window_size_;
+  const int64_t end = std::min(begin + window_size_, lengths_.size());
+  std::vector<Sized> kept;
+  for (int64_t position = begin; position < end; ++position) {
+    const auto index = static_cast<int64_t>(order(static_cast<uint64_t>(position)));
+    const Lengths example = lengths_.at(index);
+    if (std::max(example.src, example.tgt) <= options_.max_len)
+      kept.push_back({row_of(example), index});
   }
-  rng.shuffle(batches);
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const Sized& a, const Sized& b) { return a.row < b.row; });
+  std::vector<GlobalBatch> batches = fill(kept, options_.batch_tokens);
+  Rng(mix_seed(epoch_seed, static_cast<uint64_t>(window))).shuffle(batches);
   return batches;
 }
 
-void Batcher::fill(GlobalBatch::const_iterator begin, GlobalBatch::const_iterator end,
-                   std::vector<GlobalBatch>& batches) const {
-  GlobalBatch batch;
-  int64_t longest = 0;  // row size of the batch's longest example
-  for (auto it = begin; it != end; ++it) {
-    const int64_t size = row_size_[*it];
-    const auto rows = static_cast<int64_t>(batch.size()) + 1;
-    if (!batch.empty() && rows * std::max(longest, size) > options_.batch_tokens) {
-      batches.push_back(std::move(batch));
-      batch.clear();
-      longest = 0;
-    }
-    batch.push_back(*it);
-    longest = std::max(longest, size);
-  }
-  if (!batch.empty()) batches.push_back(std::move(batch));
+std::vector<GlobalBatch> Batcher::epoch(int64_t epoch) const {
+  std::vector<GlobalBatch> batches;
+  for (int64_t w = 0; w < num_windows(); ++w)
+    for (auto& batch : window(epoch, w)) batches.push_back(std::move(batch));
+  return batches;
 }
 
 std::vector<GlobalBatch> Batcher::split(const GlobalBatch& batch, int64_t parts) const {
@@ -77,16 +113,17 @@ std::vector<GlobalBatch> Batcher::split(const GlobalBatch& batch, int64_t parts)
   // Positions in the batch, heaviest first.
   std::vector<size_t> heaviest(batch.size());
   std::iota(heaviest.begin(), heaviest.end(), 0);
-  std::stable_sort(heaviest.begin(), heaviest.end(), [&](size_t a, size_t b) {
-    return target_tokens_[batch[a]] > target_tokens_[batch[b]];
-  });
+  std::vector<int64_t> tokens(batch.size());
+  for (size_t k = 0; k < batch.size(); ++k) tokens[k] = target_tokens(batch[k]);
+  std::stable_sort(heaviest.begin(), heaviest.end(),
+                   [&](size_t a, size_t b) { return tokens[a] > tokens[b]; });
   // Greedy longest-processing-time: each into the lightest part so far.
   std::vector<int64_t> load(parts, 0);
   std::vector<std::vector<size_t>> positions(parts);
   for (const size_t position : heaviest) {
     const auto part = std::min_element(load.begin(), load.end()) - load.begin();
     positions[part].push_back(position);
-    load[part] += target_tokens_[batch[position]];
+    load[part] += tokens[position];
   }
   std::vector<GlobalBatch> result(parts);
   for (int64_t part = 0; part < parts; ++part) {
@@ -96,26 +133,14 @@ std::vector<GlobalBatch> Batcher::split(const GlobalBatch& batch, int64_t parts)
   return result;
 }
 
-std::vector<GlobalBatch> length_sorted_batches(const ExampleLengths& lengths,
-                                               int64_t batch_tokens) {
-  const int64_t n = static_cast<int64_t>(lengths.src.size());
-  const auto row = [&](int64_t i) { return std::max(lengths.src[i], lengths.tgt[i]) + 1; };
-  std::vector<int64_t> order(n);
-  for (int64_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return row(a) < row(b); });
-
-  std::vector<GlobalBatch> batches;
-  GlobalBatch current;
-  for (int64_t i : order) {  // ascending rows: the newest row is the longest
-    if (!current.empty() && static_cast<int64_t>(current.size() + 1) * row(i) > batch_tokens) {
-      batches.push_back(std::move(current));
-      current.clear();
-    }
-    current.push_back(i);
-  }
-  if (!current.empty()) batches.push_back(std::move(current));
-  return batches;
+std::vector<GlobalBatch> length_sorted_batches(const LengthTable& lengths, int64_t batch_tokens) {
+  std::vector<Lengths> all(static_cast<size_t>(lengths.size()));
+  lengths.read(0, all);
+  std::vector<Sized> sorted(all.size());
+  for (size_t i = 0; i < all.size(); ++i) sorted[i] = {row_of(all[i]), static_cast<int64_t>(i)};
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Sized& a, const Sized& b) { return a.row < b.row; });
+  return fill(sorted, batch_tokens);
 }
 
 }  // namespace data

@@ -1,6 +1,5 @@
 #include "data_pipeline/dataset.h"
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "data_pipeline/sha256.h"
@@ -21,8 +20,8 @@ const SplitEntry& find_split(const Manifest& manifest, const std::filesystem::pa
 }
 
 // The shard must say what the manifest says about it.
-void check_against_manifest(const ShardReader& reader, const ShardIndex& index,
-                            const ShardEntry& entry, const Manifest& manifest) {
+void check_against_manifest(const ShardReader& reader, const ShardEntry& entry,
+                            const Manifest& manifest) {
   const auto& attrs = reader.attrs();
   std::string problem;
   if (attrs.src_vocab_size != manifest.src_vocab_size ||
@@ -33,7 +32,8 @@ void check_against_manifest(const ShardReader& reader, const ShardIndex& index,
   } else if (attrs.num_labels != manifest.num_labels) {
     problem = "num_labels " + std::to_string(attrs.num_labels) + " differs from the manifest's " +
               std::to_string(manifest.num_labels);
-  } else if (index.size() != entry.num_examples || reader.num_tokens(true) != entry.src_tokens ||
+  } else if (reader.num_examples() != entry.num_examples ||
+             reader.num_tokens(true) != entry.src_tokens ||
              reader.num_tokens(false) != entry.tgt_tokens) {
     problem = "example or token counts differ from the manifest's";
   }
@@ -54,6 +54,23 @@ LabelSet load_labels(const std::filesystem::path& dir, const Manifest& manifest)
   return labels;
 }
 
+// Every shard there and saying what the manifest says of it (its attributes:
+// no per-example arrays are read), and with checksums on request every file
+// read whole.
+void check_files(const std::filesystem::path& dir, const Manifest& manifest,
+                 const SplitEntry& entry, bool verify_checksums) {
+  for (const auto& shard : entry.shards) {
+    const auto path = dir / shard.file;
+    if (verify_checksums && std::filesystem::is_regular_file(path) &&
+        sha256_file(path) != shard.sha256)
+      throw std::runtime_error("shard " + path.string() + ": sha256 differs from the manifest's");
+    check_against_manifest(ShardReader(path), shard, manifest);
+  }
+  if (verify_checksums && sha256_file(dir / entry.index.file) != entry.index.sha256)
+    throw std::runtime_error("split index " + (dir / entry.index.file).string() +
+                             ": sha256 differs from the manifest's");
+}
+
 }  // namespace
 
 Dataset::Dataset(const std::filesystem::path& dir, const std::string& split,
@@ -62,25 +79,11 @@ Dataset::Dataset(const std::filesystem::path& dir, const std::string& split,
       manifest_(read_manifest(dir)),
       labels_(load_labels(dir, manifest_)),
       split_(split),
-      options_(options) {
+      options_(options),
+      entry_(find_split(manifest_, dir, split)),
+      index_(dir, split, entry_) {
   if (options_.max_open_shards == 0) options_.max_open_shards = 1;
-  shard_begin_.push_back(0);
-  for (const auto& entry : find_split(manifest_, dir, split).shards) {
-    const auto path = dir / entry.file;
-    if (options_.verify_checksums && std::filesystem::is_regular_file(path) &&
-        sha256_file(path) != entry.sha256)
-      throw std::runtime_error("shard " + path.string() + ": sha256 differs from the manifest's");
-    const ShardReader reader(path);
-    ShardIndex index = reader.read_index();
-    check_against_manifest(reader, index, entry, manifest_);
-    for (int64_t i = 0; i < index.size(); ++i) {
-      lengths_.src.push_back(index.src_offsets[i + 1] - index.src_offsets[i]);
-      lengths_.tgt.push_back(index.tgt_offsets[i + 1] - index.tgt_offsets[i]);
-    }
-    shard_begin_.push_back(shard_begin_.back() + index.size());
-    files_.push_back(path.string());
-    indexes_.push_back(std::move(index));
-  }
+  check_files(dir, manifest_, entry_, options_.verify_checksums);
 }
 
 const ShardReader& Dataset::open(size_t shard) const {
@@ -90,7 +93,7 @@ const ShardReader& Dataset::open(size_t shard) const {
     return *open_.front().second;
   }
   if (open_.size() >= options_.max_open_shards) open_.pop_back();
-  open_.emplace_front(shard, std::make_unique<ShardReader>(files_[shard]));
+  open_.emplace_front(shard, std::make_unique<ShardReader>(dir_ / entry_.shards[shard].file));
   return *open_.front().second;
 }
 
@@ -99,11 +102,10 @@ Example Dataset::get(int64_t index) const {
     throw std::out_of_range("example " + std::to_string(index) + " outside split '" + split_ +
                             "' of " + std::to_string(size()) + " examples");
   }
-  // The shard whose range [begin, next begin) holds `index`.
-  const auto shard = static_cast<size_t>(
-      std::upper_bound(shard_begin_.begin(), shard_begin_.end(), index) - shard_begin_.begin() - 1);
+  const int64_t shard = index_.shard_of(index);
+  const ExampleLocation where = index_.location(index);
   std::lock_guard<std::mutex> lock(mutex_);
-  return open(shard).read_example(indexes_[shard], index - shard_begin_[shard]);
+  return open(static_cast<size_t>(shard)).read_example(where, index - index_.shard_begin(shard));
 }
 
 }  // namespace data

@@ -2,17 +2,17 @@
 //
 //   Dataset train("data/copy", "train");
 //   train.size();                 // examples in the split
-//   train.lengths().tgt[i];       // bare target length of example i
+//   train.lengths().at(i).tgt;    // bare target length of example i
 //   Example e = train.get(i);     // {id, src, tgt, label}, i in [0, size())
 //   train.labels().name(e.label); // classification: the class's name
 //
-// Indices run over the split's shards in manifest order. Opening reads every
-// shard's offsets, ids and labels (24 bytes per example, 32 with labels,
-// plus 16 for the lengths) and checks them and the attributes against the
-// manifest (and labels.txt against its count); tokens stay on disk
-// and get(i) reads example i's two token ranges (hyperslabs) from a bounded
-// set of open shards. Memory is bounded by the index, not by the corpus.
-// get() is thread-safe (HDF5 calls are serialised).
+// Indices run over the split's shards in manifest order. Opening reads the
+// manifest, the split index's header (split_index.h), labels.txt and every
+// shard's attributes, and checks them against the manifest; nothing per
+// example is held: lengths() and get(i) read the index record by record, and
+// get(i) reads example i's two token ranges (hyperslabs) from a bounded set
+// of open shards. A rank's memory does not grow with the corpus. get() is thread-safe (HDF5 calls
+// are serialised; the index is read with pread).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -26,26 +26,28 @@
 #include "data_pipeline/labels.h"
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/shard_reader.h"
+#include "data_pipeline/split_index.h"
 
 namespace data {
 
 struct DatasetOptions {
-  bool verify_checksums = false;  // sha256 of every shard against the manifest (reads everything)
+  bool verify_checksums = false;  // sha256 of every shard and the index against the manifest
+                                  // (reads everything)
   size_t max_open_shards = 8;
 };
 
 class Dataset {
  public:
-  // Throws, naming the path, when the directory, its manifest, the split or
-  // a shard is missing, when a shard disagrees with the manifest (sizes
-  // always; checksums on request), or when its offsets are inconsistent.
+  // Throws, naming the path, when the directory, its manifest, the split, its
+  // index or a shard is missing, or when the index or a shard disagrees with
+  // the manifest (sizes always; checksums on request).
   Dataset(const std::filesystem::path& dir, const std::string& split,
           const DatasetOptions& options = {});
 
   const Manifest& manifest() const { return manifest_; }
   const std::string& split() const { return split_; }
-  int64_t size() const { return static_cast<int64_t>(lengths_.src.size()); }
-  const ExampleLengths& lengths() const { return lengths_; }
+  int64_t size() const { return index_.size(); }
+  const LengthTable& lengths() const { return index_; }
   const LabelSet& labels() const { return labels_; }  // classification; empty for seq2seq
 
   // Throws, naming the shard file and the example, on a bad token id.
@@ -59,10 +61,8 @@ class Dataset {
   LabelSet labels_;
   std::string split_;
   DatasetOptions options_;
-  std::vector<std::string> files_;    // [shards]
-  std::vector<ShardIndex> indexes_;   // [shards]
-  std::vector<int64_t> shard_begin_;  // [shards + 1] first index of each shard, then size()
-  ExampleLengths lengths_;
+  const SplitEntry& entry_;  // manifest_'s
+  SplitIndex index_;
 
   mutable std::mutex mutex_;
   mutable std::list<std::pair<size_t, std::unique_ptr<ShardReader>>> open_;  // most recent first

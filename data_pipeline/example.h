@@ -14,11 +14,4 @@ struct Example {
   int32_t label = -1;        // class id in [0, num_labels) (classification); -1 = none
 };
 
-// Per-example token counts of a split, without bos/eos: what the batcher
-// needs to plan batches without touching the tokens.
-struct ExampleLengths {
-  std::vector<int64_t> src;  // [n]
-  std::vector<int64_t> tgt;  // [n]
-};
-
 }  // namespace data

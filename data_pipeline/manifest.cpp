@@ -32,7 +32,10 @@ json to_json(const SplitEntry& split) {
   for (const auto& source : split.sources) {
     sources.push_back({{"path", source.path}, {"sha256", source.sha256}});
   }
-  return {{"shards", shards}, {"sources", sources}};
+  json object = {{"shards", shards}, {"sources", sources}};
+  if (!split.index.file.empty())
+    object["index"] = {{"file", split.index.file}, {"sha256", split.index.sha256}};
+  return object;
 }
 
 // Typed access to the fields of one manifest file; errors name the file and
@@ -95,6 +98,12 @@ SplitEntry split_from_json(const Fields& fields, const json& object, const std::
     const std::string at = path + ".sources[" + std::to_string(i) + "]";
     split.sources.push_back({fields.get<std::string>(sources[i], at, "path"),
                              fields.get<std::string>(sources[i], at, "sha256")});
+  }
+  if (object.contains("index")) {
+    const auto& index = fields.container(object, path, "index", json::value_t::object);
+    split.index = {fields.get<std::string>(index, path + ".index", "file"),
+                   fields.get<std::string>(index, path + ".index", "sha256")};
+    if (split.index.file.empty()) fields.fail(path + ".index.file", "is empty");
   }
   return split;
 }

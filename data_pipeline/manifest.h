@@ -9,7 +9,8 @@
 //       "train": {
 //         "shards": [{"file": "train-00000.h5", "num_examples": 20000,
 //                     "src_tokens": 160123, "tgt_tokens": 160123, "sha256": "9f86..."}],
-//         "sources": [{"path": "/abs/train.de", "sha256": "..."}, ...]   // text only
+//         "sources": [{"path": "/abs/train.de", "sha256": "..."}, ...],  // text only
+//         "index": {"file": "train.index", "sha256": "..."}   // split_index.h
 //       },
 //       "valid": {...}, "test": {...}
 //     },
@@ -18,7 +19,9 @@
 //   }
 //
 // content_sha256 identifies the dataset by what training reads
-// (dataset_identity.h); datasets prepared before it have none.
+// (dataset_identity.h); datasets prepared before it have none. A split's
+// "index" (split_index.h) is absent in datasets prepared before it
+// (`prepare_data --upgrade DIR` adds it).
 // Token counts are without bos/eos, as stored in the shards. The tokenizer
 // files are relative to the directory; src_file == tgt_file when joint.
 //
@@ -60,10 +63,16 @@ struct SourceFile {
   std::string sha256;
 };
 
+struct IndexEntry {
+  std::string file;  // relative to the dataset dir; empty: the split has no index (prepared before)
+  std::string sha256;
+};
+
 struct SplitEntry {
   std::vector<ShardEntry> shards;  // in example order
   std::vector<SourceFile>
-      sources;  // src then tgt text file, or the TSV file; empty for synthetic tasks
+      sources;       // src then tgt text file, or the TSV file; empty for synthetic tasks
+  IndexEntry index;  // split_index.h
 
   int64_t num_examples() const;
   int64_t src_tokens() const;

@@ -181,24 +181,34 @@ ShardIndex ShardReader::read_index() const {
   });
 }
 
-Example ShardReader::read_example(const ShardIndex& index, int64_t i) const {
+ExampleLocation ShardIndex::location(int64_t i) const {
+  return {src_offsets[i], src_offsets[i + 1] - src_offsets[i],
+          tgt_offsets[i], tgt_offsets[i + 1] - tgt_offsets[i],
+          ids[i],         labels.empty() ? -1 : labels[i]};
+}
+
+Example ShardReader::read_example(const ExampleLocation& where, int64_t i) const {
   return naming(file_, [&] {
-    const auto read_side = [&](const h5::Vector<int32_t>& tokens,
-                               const std::vector<int64_t>& offsets, const char* side,
-                               int64_t vocab_size) {
-      std::vector<int32_t> sequence(offsets[i + 1] - offsets[i]);
-      tokens.read(offsets[i], static_cast<int64_t>(sequence.size()), sequence.data());
+    const auto read_side = [&](const h5::Vector<int32_t>& tokens, int64_t offset, int64_t length,
+                               const char* side, int64_t vocab_size) {
+      if (offset < 0 || length < 0 || offset + length > tokens.size())
+        throw std::runtime_error(std::string(side) + " tokens [" + std::to_string(offset) + ", " +
+                                 std::to_string(offset + length) + ") outside the shard's " +
+                                 std::to_string(tokens.size()));
+      std::vector<int32_t> sequence(length);
+      tokens.read(offset, length, sequence.data());
       check_vocabulary(sequence, side, vocab_size);
       return sequence;
     };
     try {
-      return Example{index.ids[i],
-                     read_side(*src_tokens_, index.src_offsets, "src", attrs_.src_vocab_size),
-                     read_side(*tgt_tokens_, index.tgt_offsets, "tgt", attrs_.tgt_vocab_size),
-                     index.labels.empty() ? -1 : static_cast<int32_t>(index.labels[i])};
+      return Example{
+          where.id,
+          read_side(*src_tokens_, where.src_offset, where.src_length, "src", attrs_.src_vocab_size),
+          read_side(*tgt_tokens_, where.tgt_offset, where.tgt_length, "tgt", attrs_.tgt_vocab_size),
+          static_cast<int32_t>(where.label)};
     } catch (const std::exception& e) {
-      throw std::runtime_error("example " + std::to_string(i) + " (id " +
-                               std::to_string(index.ids[i]) + "): " + e.what());
+      throw std::runtime_error("example " + std::to_string(i) + " (id " + std::to_string(where.id) +
+                               "): " + e.what());
     }
   });
 }

@@ -2,7 +2,7 @@
 //
 //   ShardReader reader(file);               // opens it, checks the format attributes
 //   ShardIndex index = reader.read_index(); // offsets, ids, labels (validated), kept in memory
-//   Example e = reader.read_example(index, i);  // example i's tokens: two hyperslab reads
+//   Example e = reader.read_example(index.location(i), i);  // example i: two hyperslab reads
 //   ShardData all = reader.read();          // everything (tools, tests)
 //
 // Reads format versions 1 (unchecked) and 2 (Fletcher-32 checksums on every
@@ -22,13 +22,22 @@
 
 namespace data {
 
-// What a reader keeps in memory per shard: 24 bytes per example (32 with labels).
+// Where one example lies in its shard: its token ranges, id and label.
+struct ExampleLocation {
+  int64_t src_offset = 0, src_length = 0;  // /src/tokens[src_offset : src_offset + src_length]
+  int64_t tgt_offset = 0, tgt_length = 0;  // /tgt/tokens likewise
+  int64_t id = 0;
+  int64_t label = -1;  // class id (classification); -1 for seq2seq
+};
+
+// A shard's offsets, ids and labels: 24 bytes per example (32 with labels).
 struct ShardIndex {
   std::vector<int64_t> src_offsets;  // [n + 1]
   std::vector<int64_t> tgt_offsets;  // [n + 1]
   std::vector<int64_t> ids;          // [n]
   std::vector<int64_t> labels;       // [n] classification shards; empty for seq2seq
   int64_t size() const { return static_cast<int64_t>(ids.size()); }
+  ExampleLocation location(int64_t i) const;  // example i (0-based in the shard)
 };
 
 class ShardReader {
@@ -45,9 +54,10 @@ class ShardReader {
   // offsets do not run monotonically from 0 to the token count, or a label
   // is outside [0, num_labels).
   ShardIndex read_index() const;
-  // Example i (0-based in this shard), its label from the index. Throws if a
-  // token id is outside the vocabulary.
-  Example read_example(const ShardIndex& index, int64_t i) const;
+  // Example i (0-based in this shard), which lies at `where`. Throws, naming
+  // i and its id, if a token id is outside the vocabulary or a range outside
+  // the token arrays.
+  Example read_example(const ExampleLocation& where, int64_t i) const;
   // All arrays, every token checked.
   ShardData read() const;
 

@@ -29,7 +29,7 @@ packages=(
   libopenmpi-dev openmpi-bin                # MPI launch and CPU allreduce
   libhdf5-dev hdf5-tools                    # dataset shards (h5dump for inspection)
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
-  libsentencepiece-dev sentencepiece libssl-dev
+  libsentencepiece-dev sentencepiece libssl-dev zlib1g-dev   # zlib: the split index's CRC-32
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch python3-h5py python3-numpy  # interop and reference checks in tests
 )

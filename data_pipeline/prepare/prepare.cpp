@@ -21,6 +21,7 @@
 #include "data_pipeline/prepare/tokenizers.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
+#include "data_pipeline/split_index.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
 
@@ -445,12 +446,15 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const launch:
     launch::on_main(ranks, [&] { add_split(manifest, dir, split, opened, ranges, options); });
   }
 
-  // 4. Manifest. Rank 0: reads the shards back for the dataset's
-  // content_sha256 (the same for any rank count) and writes the manifest.
+  // 4. Manifest. Rank 0: each split's index (split_index.h) and the
+  // dataset's content_sha256 (the same for any rank count) from the shards
+  // read back, then the manifest.
   launch::on_main(ranks, [&] {
     const auto begin = std::chrono::steady_clock::now();
+    for (auto& [split, entry] : manifest.splits) entry.index = write_split_index(dir, split, entry);
     manifest.content_sha256 = content_sha256(dir, manifest);
-    logging::info("content_sha256 {} (the shards read back in {:.1f} s)", manifest.content_sha256,
+    logging::info("split indexes written and content_sha256 {} (the shards read back in {:.1f} s)",
+                  manifest.content_sha256,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
     write_manifest(dir, manifest);
   });

@@ -13,6 +13,8 @@
 //                --train-tsv train.tsv [--valid-tsv valid.tsv] [--test-tsv test.tsv]
 //   prepare_data --config prep.toml [--out elsewhere]   the same settings from a file
 //   prepare_data --config-reference                      docs/prepare_data.md
+//   prepare_data --upgrade data/de-en    a dataset from an earlier prepare_data: adds what
+//                                        this build reads (prepare/upgrade.h)
 //
 // Every setting is a key of data_pipeline/prepare/prepare_settings.h. What it writes
 // is described in data_pipeline/prepare/prepare.h. Errors are printed with
@@ -25,6 +27,7 @@
 
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/prepare/prepare_settings.h"
+#include "data_pipeline/prepare/upgrade.h"
 #include "launch/logging.h"
 #include "launch/process.h"
 
@@ -66,6 +69,10 @@ int main(int argc, char** argv) {
   bool print_reference = false;
   app.add_flag("--config-reference", print_reference,
                "print every setting as Markdown (docs/prepare_data.md) and exit");
+  std::string upgrade;
+  app.add_option("--upgrade", upgrade,
+                 "bring the dataset DIR prepared by an earlier prepare_data up to what this build "
+                 "reads (its split indexes), in place, and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -74,6 +81,21 @@ int main(int argc, char** argv) {
   }
   if (print_reference) {
     if (process.is_main()) std::cout << settings.reference();
+    return 0;
+  }
+  if (!upgrade.empty()) {
+    try {
+      if (process.is_main()) {
+        std::string indexed;
+        for (const auto& split : data::upgrade_dataset(upgrade))
+          indexed += (indexed.empty() ? "" : ", ") + split;
+        logging::info("dataset {}: {}", upgrade,
+                      indexed.empty() ? "already up to date" : "split indexes written: " + indexed);
+      }
+    } catch (const std::exception& e) {
+      logging::error("prepare_data: {}", e.what());
+      return 1;
+    }
     return 0;
   }
   data::PrepareOptions options;

@@ -1,8 +1,9 @@
 // The plan of micro-batches: whatever the world size and accumulation, the
 // ranks together train the same global batches step by step; every rank has
-// the same number of micro-batches; resuming at (step, epoch, cursor) gives
-// the same micro-batches as iterating there; the plan ends at max_steps or
-// max_epochs.
+// the same number of micro-batches; resuming at a step's position (or, for a
+// position saved before windows, at its cursor) gives the same micro-batches
+// as iterating there; a plan crosses windows and epochs; it ends at
+// max_steps or max_epochs.
 #include <algorithm>
 #include <map>
 #include <random>
@@ -34,7 +35,8 @@ data::Batcher batcher(const data::ExampleLengths& l) {
 
 // A plan's micro-batches in order, each with its step's position.
 struct Item {
-  int64_t step, epoch, cursor, accum, part;
+  data::PlanPosition after;  // of the item's step
+  int64_t accum, part;
   data::GlobalBatch indices;
 };
 
@@ -42,7 +44,7 @@ std::vector<Item> all(data::BatchPlan plan) {
   std::vector<Item> items;
   while (auto next = plan.next_step())
     for (const auto& m : next->micro_batches)
-      items.push_back({next->step, next->epoch, next->cursor, m.accum, m.part, m.indices});
+      items.push_back({next->after(), m.accum, m.part, m.indices});
   return items;
 }
 
@@ -56,7 +58,8 @@ std::map<int64_t, std::vector<int64_t>> steps_of(const data::Batcher& b, int64_t
     if (rank == 0) count = items.size();
     EXPECT_EQ(items.size(), count) << "rank " << rank << " has another number of micro-batches";
     for (const auto& item : items)
-      steps[item.step].insert(steps[item.step].end(), item.indices.begin(), item.indices.end());
+      steps[item.after.step].insert(steps[item.after.step].end(), item.indices.begin(),
+                                    item.indices.end());
   }
   for (auto& [step, examples] : steps) std::sort(examples.begin(), examples.end());
   return steps;
@@ -72,23 +75,44 @@ TEST(BatchPlan, SameGlobalBatchesForAnyWorldSizeAndAccumulation) {
       EXPECT_EQ(steps_of(b, world, accum, 40), reference) << world << " x " << accum;
 }
 
-TEST(BatchPlan, ResumingAtACursorEqualsIteratingToIt) {
-  const auto l = lengths(257);
-  const auto b = batcher(l);
-  const data::PlanOptions options{2, 1, 2, 30, 0};
+// Resumed after each step k (2 micro-batches a step), at the saved position,
+// or, as a checkpoint from before windows, at its epoch and cursor only.
+void expect_resumes_like_iterating(const data::Batcher& b, int64_t steps) {
+  const data::PlanOptions options{2, 1, 2, steps, 0};
   const auto full = all(data::BatchPlan(b, options));
-  for (size_t k : {0u, 6u, 14u, 23u}) {  // after step k / 1 micro-batch per accumulation step
-    const auto& last = full[2 * k - (k ? 1 : 0)];  // the last micro-batch of step k
-    const auto resumed =
-        k == 0 ? all(data::BatchPlan(b, options))
-               : all(data::BatchPlan(b, options, last.step, last.epoch, last.cursor + 1));
-    ASSERT_EQ(resumed.size(), full.size() - 2 * k) << k;
-    for (size_t i = 0; i < resumed.size(); ++i) {
-      EXPECT_EQ(resumed[i].step, full[2 * k + i].step);
-      EXPECT_EQ(resumed[i].part, full[2 * k + i].part);
-      EXPECT_EQ(resumed[i].indices, full[2 * k + i].indices);
+  ASSERT_EQ(static_cast<int64_t>(full.size()), 2 * steps);
+  for (int64_t k = 1; k < steps; ++k) {
+    const data::PlanPosition saved = full[2 * k - 1].after;  // the last micro-batch of step k
+    data::PlanPosition legacy = saved;
+    legacy.window = -1;
+    for (const auto& start : {saved, legacy}) {
+      const auto resumed = all(data::BatchPlan(b, options, start));
+      ASSERT_EQ(resumed.size(), full.size() - 2 * k) << k;
+      for (size_t i = 0; i < resumed.size(); ++i) {
+        EXPECT_EQ(resumed[i].after.step, full[2 * k + i].after.step);
+        EXPECT_EQ(resumed[i].after.cursor, full[2 * k + i].after.cursor);
+        EXPECT_EQ(resumed[i].part, full[2 * k + i].part);
+        EXPECT_EQ(resumed[i].indices, full[2 * k + i].indices) << "after step " << k;
+      }
     }
   }
+}
+
+TEST(BatchPlan, ResumingAtAStepsPositionEqualsIteratingToIt) {
+  const auto l = lengths(257);
+  expect_resumes_like_iterating(batcher(l), 30);
+}
+
+TEST(BatchPlan, ResumingAcrossWindowsEqualsIteratingToIt) {
+  const auto l = lengths(257);
+  data::BatcherOptions options;
+  options.batch_tokens = 300;
+  options.max_len = 25;  // some examples skipped: windows of unequal batch counts
+  options.sort_window = 2;
+  options.seed = 5;
+  const data::Batcher b(l, options);
+  ASSERT_GE(b.num_windows(), 5);
+  expect_resumes_like_iterating(b, 40);  // into the second epoch
 }
 
 TEST(BatchPlan, HandsOutOneStepAtATime) {
@@ -112,10 +136,10 @@ TEST(BatchPlan, EndsAtMaxStepsOrMaxEpochs) {
   const auto l = lengths(257);
   const auto b = batcher(l);
   const int64_t per_epoch = static_cast<int64_t>(b.epoch(0).size());
-  EXPECT_EQ(all(data::BatchPlan(b, {1, 0, 1, 5, 0})).back().step, 5);
+  EXPECT_EQ(all(data::BatchPlan(b, {1, 0, 1, 5, 0})).back().after.step, 5);
   const auto two_epochs = all(data::BatchPlan(b, {1, 0, 1, 0, 2}));
   EXPECT_EQ(static_cast<int64_t>(two_epochs.size()), 2 * per_epoch);
-  EXPECT_EQ(two_epochs.back().epoch, 1);
+  EXPECT_EQ(two_epochs.back().after.epoch, 1);
 }
 
 }  // namespace

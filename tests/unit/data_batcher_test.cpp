@@ -67,6 +67,44 @@ TEST(DataBatcher, SameSeedAndEpochSameBatchesOtherEpochOtherOrder) {
   EXPECT_NE(a.epoch(2), Batcher(lengths, other_seed).epoch(2));
 }
 
+// A window is a sample of the whole split, not a stretch of it: an epoch
+// does not train on the corpus in file order, one region after another.
+TEST(DataBatcher, EachWindowSamplesTheWholeSplit) {
+  const auto lengths = make_lengths();
+  const Batcher batcher(lengths, make_options());
+  ASSERT_GE(batcher.num_windows(), 8);
+  for (int64_t w = 0; w < batcher.num_windows() - 1; ++w) {  // the last one may be small
+    std::vector<int> per_quarter(4, 0);
+    int64_t examples = 0;
+    for (const auto& batch : batcher.window(0, w))
+      for (const int64_t i : batch) {
+        ++per_quarter[i * 4 / 2000];
+        ++examples;
+      }
+    // Binomial(examples, 1/4) per quarter: expected examples / 4 with standard
+    // deviation <= 5 here; a quarter below a tenth of the window would be
+    // more than 6 deviations out (and the draw is fixed: no flakiness).
+    for (int q = 0; q < 4; ++q) EXPECT_GT(per_quarter[q], examples / 10) << "window " << w;
+  }
+}
+
+// Windows hold about sort_window × batch_tokens tokens: the window's batches
+// are cut from its length-sorted examples, so a window of sort_window
+// batches' worth keeps padding low while the order stays random.
+TEST(DataBatcher, WindowsHoldAboutSortWindowBatchesOfTokens) {
+  const auto lengths = make_lengths();
+  const auto options = make_options();
+  const Batcher batcher(lengths, options);
+  for (int64_t w = 0; w < batcher.num_windows() - 1; ++w) {
+    int64_t tokens = 0;
+    for (const auto& batch : batcher.window(3, w))
+      for (const int64_t i : batch) tokens += batcher.row_size(i);
+    const double expected = static_cast<double>(options.sort_window * options.batch_tokens);
+    EXPECT_GT(tokens, 0.7 * expected) << "window " << w;
+    EXPECT_LT(tokens, 1.3 * expected) << "window " << w;
+  }
+}
+
 TEST(DataBatcher, TokenBudgetRespectedAndPaddingSmall) {
   const auto lengths = make_lengths();
   const auto options = make_options();
@@ -91,7 +129,8 @@ TEST(DataBatcher, TokenBudgetRespectedAndPaddingSmall) {
 // of parts reassemble the same global batch: the data does not depend on how
 // the work is distributed.
 TEST(DataBatcher, SplitCoversTheBatchForAnyLayout) {
-  const Batcher batcher(make_lengths(), make_options());
+  const auto lengths = make_lengths();
+  const Batcher batcher(lengths, make_options());
   for (const auto& batch : batcher.epoch(0)) {
     GlobalBatch sorted_batch = batch;
     std::sort(sorted_batch.begin(), sorted_batch.end());
@@ -112,7 +151,8 @@ TEST(DataBatcher, SplitCoversTheBatchForAnyLayout) {
 }
 
 TEST(DataBatcher, SplitIsBalancedByTargetTokens) {
-  const Batcher batcher(make_lengths(), make_options());
+  const auto lengths = make_lengths();
+  const Batcher batcher(lengths, make_options());
   for (const auto& batch : batcher.epoch(1)) {
     int64_t heaviest_example = 0;
     for (const int64_t i : batch)
@@ -131,7 +171,8 @@ TEST(DataBatcher, SplitIsBalancedByTargetTokens) {
 }
 
 TEST(DataBatcher, SplitIntoMorePartsThanExamplesLeavesEmptyParts) {
-  const Batcher batcher(make_lengths(), make_options());
+  const auto lengths = make_lengths();
+  const Batcher batcher(lengths, make_options());
   const GlobalBatch batch = {5, 9, 2};
   const auto parts = batcher.split(batch, 5);
   ASSERT_EQ(parts.size(), 5u);
@@ -148,8 +189,12 @@ TEST(DataBatcher, SplitIntoMorePartsThanExamplesLeavesEmptyParts) {
 TEST(DataBatcher, RejectsUnusableOptions) {
   auto options = make_options();
   options.batch_tokens = options.max_len;
-  EXPECT_THROW(Batcher(make_lengths(), options), std::invalid_argument);
-  EXPECT_THROW(Batcher({{60}, {60}}, make_options()), std::invalid_argument);  // nothing fits
+  const auto lengths = make_lengths();
+  EXPECT_THROW(Batcher(lengths, options), std::invalid_argument);
+  data::ExampleLengths too_long;  // nothing fits
+  too_long.src = {60};
+  too_long.tgt = {60};
+  EXPECT_THROW(Batcher(too_long, make_options()), std::invalid_argument);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/shard_reader.h"
+#include "data_pipeline/split_index.h"
 #include "tests/unit/error_message.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
@@ -96,7 +97,7 @@ TEST_F(Integrity, DamagedTokenChunkNamesShardDatasetAndExample) {
   const data::Dataset train(dir_ / "data", "train");  // offsets and ids are intact
   for (int64_t i = 0; i < train.size(); ++i) {
     // Examples with target tokens in the damaged chunk fail; the others read.
-    const int64_t begin = tgt_offset(i), end = begin + train.lengths().tgt[i];
+    const int64_t begin = tgt_offset(i), end = begin + train.lengths().at(i).tgt;
     if (end <= chunk_begin || begin >= chunk_begin + 16) {
       EXPECT_NO_THROW(train.get(i)) << "example " << i;
     } else {
@@ -121,20 +122,24 @@ TEST_F(Integrity, DamagedCompressedChunkFailsItsChecksum) {
                                                     "dataset src/tokens", "Fletcher-32 checksum"});
 }
 
-// The index arrays are read when the split is opened: entries 16..31 of the
-// offsets bound examples 15..31; entries 16..31 of ids are examples 16..31.
+// The index arrays are read when a split index is written from the shards
+// (prepare_data, --upgrade): entries 16..31 of the offsets bound examples
+// 15..31; entries 16..31 of ids are examples 16..31.
 TEST_F(Integrity, DamagedOffsetsOrIdsNameTheirExamples) {
   prepare(0);
+  const data::Manifest manifest = data::read_manifest(dir_ / "data");
+  const auto index = [&] {
+    data::write_split_index(dir_ / "data", "train", manifest.splits.at("train"));
+  };
   damage("src/offsets", "20");
-  expect_mentions(error_of([&] { data::Dataset(dir_ / "data", "train"); }),
+  expect_mentions(error_of(index),
                   {"shard " + shard_.string(), "dataset src/offsets, elements [16, 32)",
                    "Fletcher-32 checksum", "(examples 15 to 31)"});
   damage("src/offsets", "20");  // repaired
-  EXPECT_NO_THROW(data::Dataset(dir_ / "data", "train"));
+  EXPECT_NO_THROW(index());
   damage("ids", "39");
-  expect_mentions(error_of([&] { data::Dataset(dir_ / "data", "train"); }),
-                  {"shard " + shard_.string(), "dataset ids, elements [32, 40)",
-                   "Fletcher-32 checksum", "(examples 32 to 39)"});
+  expect_mentions(error_of(index), {"shard " + shard_.string(), "dataset ids, elements [32, 40)",
+                                    "Fletcher-32 checksum", "(examples 32 to 39)"});
 }
 
 TEST_F(Integrity, DamagedObjectHeaderFailsItsChecksum) {

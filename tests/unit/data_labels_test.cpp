@@ -14,6 +14,7 @@
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/shard_writer.h"
+#include "data_pipeline/split_index.h"
 #include "tests/unit/error_message.h"
 #include "tests/unit/temp_dir_test.h"
 
@@ -47,6 +48,8 @@ class DataLabels : public test_util::TempDirTest {
     manifest_.num_labels = 3;
     manifest_.splits["train"].shards = {
         {"train-00000.h5", 3, 6, 0, data::sha256_file(dir_ / "train-00000.h5")}};
+    manifest_.splits["train"].index =
+        data::write_split_index(dir_, "train", manifest_.splits["train"]);
     data::write_manifest(dir_, manifest_);
   }
 
@@ -101,7 +104,7 @@ TEST_F(DataLabels, DatasetReturnsLabelsAndNames) {
     EXPECT_TRUE(example.tgt.empty());
     EXPECT_EQ(train.labels().name(example.label), expected[i]);
   }
-  EXPECT_EQ(train.lengths().tgt, (std::vector<int64_t>{0, 0, 0}));
+  for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(train.lengths().at(i).tgt, 0);
 }
 
 TEST_F(DataLabels, ManifestFieldsAreValidated) {

@@ -83,7 +83,7 @@ TEST_F(DataPrepare, SyntheticReverseReadsBack) {
   for (int64_t i = 0; i < train.size(); ++i) {
     const auto example = train.get(i);
     EXPECT_EQ(example.id, i);
-    EXPECT_EQ(static_cast<int64_t>(example.src.size()), train.lengths().src[i]);
+    EXPECT_EQ(static_cast<int64_t>(example.src.size()), train.lengths().at(i).src);
     auto reversed = example.src;
     std::reverse(reversed.begin(), reversed.end());
     EXPECT_EQ(example.tgt, reversed);

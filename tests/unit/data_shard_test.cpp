@@ -66,7 +66,7 @@ TEST_F(DataShard, RoundTrip) {
     EXPECT_EQ(read.src.at(0), (std::vector<int32_t>{4, 5, 6}));
     EXPECT_EQ(reader.attrs().num_labels, 0);  // a seq2seq shard: no labels
     EXPECT_TRUE(read.labels.empty());
-    EXPECT_EQ(reader.read_example(reader.read_index(), 1).label, -1);
+    EXPECT_EQ(reader.read_example(reader.read_index().location(1), 1).label, -1);
   }
 }
 
@@ -90,7 +90,7 @@ TEST_F(DataShard, LabelsRoundTrip) {
   EXPECT_EQ(reader.read().labels, (std::vector<int64_t>{2, 0, 1}));
   const auto index = reader.read_index();
   EXPECT_EQ(index.labels, (std::vector<int64_t>{2, 0, 1}));
-  const auto example = reader.read_example(index, 2);
+  const auto example = reader.read_example(index.location(2), 2);
   EXPECT_EQ(example.id, 3);
   EXPECT_EQ(example.src, (std::vector<int32_t>{7, 8, 9}));
   EXPECT_TRUE(example.tgt.empty());

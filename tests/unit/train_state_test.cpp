@@ -16,12 +16,14 @@ namespace {
 
 TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   checkpoint::CheckpointState s;
-  s.train = {1200, 3, 17, 1.25, 2, {10.5, 9.5, 400, 3.0, 2}, {}};
+  s.train = {1200, 3, 5, 2, 17, 1.25, 2, {10.5, 9.5, 400, 3.0, 2}, {}};
   s.run = {4, 2, "abc123", "[model]\nd_model = 8\n"};
   const nlohmann::json j = s.to_json();
   // The keys as a reader outside this code knows them (README, Python).
   EXPECT_EQ(j.at("step"), 1200);
   EXPECT_EQ(j.at("epoch"), 3);
+  EXPECT_EQ(j.at("window"), 5);
+  EXPECT_EQ(j.at("window_batch"), 2);
   EXPECT_EQ(j.at("cursor"), 17);
   EXPECT_EQ(j.at("best_valid_loss"), 1.25);
   EXPECT_EQ(j.at("log_window").at("tokens"), 400);
@@ -38,6 +40,11 @@ TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   nlohmann::json older = s.to_json();
   older.erase("loss_scale");
   EXPECT_EQ(checkpoint::CheckpointState::from_json(older).train.loss_scale.scale, 0);
+  // A checkpoint from before windows has its cursor only: window -1.
+  older.erase("window");
+  older.erase("window_batch");
+  EXPECT_EQ(checkpoint::CheckpointState::from_json(older).train.window, -1);
+  EXPECT_EQ(checkpoint::CheckpointState::from_json(older).train.cursor, 17);
   // A checkpoint from before dataset_id named its dataset by the manifest's sha256.
   older["dataset_manifest_sha256"] = older.at("dataset_id");
   older.erase("dataset_id");

@@ -10,6 +10,8 @@ nlohmann::json CheckpointState::to_json() const {
   const LogWindowSums& w = t.log_window;
   return {{"step", t.step},
           {"epoch", t.epoch},
+          {"window", t.window},
+          {"window_batch", t.window_batch},
           {"cursor", t.cursor},
           {"best_valid_loss",
            std::isfinite(t.best_valid_loss) ? nlohmann::json(t.best_valid_loss) : nlohmann::json()},
@@ -37,6 +39,8 @@ CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
     t.step = j.at("step");
     t.epoch = j.at("epoch");
     t.cursor = j.at("cursor");
+    t.window = j.contains("window") ? j.at("window").get<int64_t>() : -1;
+    t.window_batch = j.contains("window") ? j.at("window_batch").get<int64_t>() : 0;
     t.best_valid_loss = j.at("best_valid_loss").is_null() ? std::numeric_limits<double>::infinity()
                                                           : j.at("best_valid_loss").get<double>();
     t.checks_without_improvement = j.at("checks_without_improvement");

@@ -2,8 +2,12 @@
 // only place that names its keys: saving writes it, resuming and the
 // evaluation job read it.
 //
-//   step, epoch, cursor       the position: `step` steps done, the next global
-//                             batch is number `cursor` of `epoch`
+//   step, epoch, window, window_batch, cursor
+//                             the position: `step` steps done, the next global
+//                             batch is batch `window_batch` of window `window`
+//                             of `epoch` (data/batch_plan.h), number `cursor`
+//                             of the epoch; window -1: a checkpoint from before
+//                             windows, whose batch is found from the cursor
 //   best_valid_loss, checks_without_improvement   validation history
 //   log_window                sums of the open log interval, so a run resumed
 //                             mid-interval logs the same means
@@ -39,7 +43,7 @@ struct LossScaleState {
 };
 
 struct TrainState {
-  int64_t step = 0, epoch = 0, cursor = 0;
+  int64_t step = 0, epoch = 0, window = 0, window_batch = 0, cursor = 0;
   double best_valid_loss = std::numeric_limits<double>::infinity();
   int64_t checks_without_improvement = 0;
   LogWindowSums log_window;

@@ -283,8 +283,9 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
       train_step_(*objective_, optimizer_, grad_sync_, *comm_, schedule_, loss_scaler_, phases_,
                   device_, {static_cast<uint64_t>(cfg.run.seed), cfg.optim.clip_norm, precision_}),
       batches_(train_set_,
-               data::BatchPlan(batcher_, plan_options(cfg, ranks_), state_.step, state_.epoch,
-                               state_.cursor),
+               data::BatchPlan(
+                   batcher_, plan_options(cfg, ranks_),
+                   {state_.step, state_.epoch, state_.window, state_.window_batch, state_.cursor}),
                static_cast<size_t>(cfg.data.prefetch), /*pin_memory=*/device_.is_cuda()) {
   log_.sums() = state_.log_window;
   warn_about_settings();
@@ -537,9 +538,12 @@ int Trainer::run() {
     if (!next) break;  // max_steps or max_epochs reached, on every rank alike
     recorder_.set_step(next->plan.step);
     outcomes_.queue(train_step_.run(*next, flags));
-    state_.step = next->plan.step;
-    state_.epoch = next->plan.epoch;
-    state_.cursor = next->plan.cursor + 1;
+    const data::PlanPosition after = next->plan.after();
+    state_.step = after.step;
+    state_.epoch = after.epoch;
+    state_.window = after.window;
+    state_.window_batch = after.batch;
+    state_.cursor = after.cursor;
 
     const int64_t step = state_.step;
     if (log_.due(step)) {

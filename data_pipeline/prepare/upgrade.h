@@ -1,0 +1,22 @@
+// Brings a dataset prepared by an earlier prepare_data up to what this build
+// reads, in place: each split without an index (split_index.h), or whose
+// index is missing or differs from the manifest's sha256 (damaged), gets one
+// built from its shards, and the manifest names it. Nothing else changes
+// (the shards, their checksums and content_sha256 stay), so runs and
+// checkpoints that name the dataset keep naming it.
+//
+//   prepare_data --upgrade data/de-en
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace data {
+
+// Returns the splits it indexed (none when the dataset was up to date).
+// Reads every index the manifest names once, for its sha256.
+// The manifest is replaced atomically after every index is written: a
+// failure leaves the dataset as it was. Throws naming the file at fault.
+std::vector<std::string> upgrade_dataset(const std::filesystem::path& dir);
+
+}  // namespace data

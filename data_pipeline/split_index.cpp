@@ -1,0 +1,261 @@
+#include "data_pipeline/split_index.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstddef>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include "data_pipeline/sha256.h"
+#include "launch/file_write.h"
+
+namespace data {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[16] = "transformer-idx";
+
+struct Header {  // 64 bytes
+  char magic[16];
+  int64_t format_version, num_examples, num_shards;
+  int64_t zeros[3];
+};
+struct LengthRecord {  // 8 bytes
+  int32_t src, tgt;
+};
+struct LocationRecord {  // 48 bytes
+  int64_t src_offset, tgt_offset, id, label;
+  int32_t src_length, tgt_length;
+  uint32_t crc32;  // of the 40 bytes above
+  int32_t zero;
+};
+static_assert(sizeof(Header) == 64 && sizeof(LengthRecord) == 8 && sizeof(LocationRecord) == 48,
+              "the index's records are packed as split_index.h says");
+constexpr size_t kCheckedBytes = offsetof(LocationRecord, crc32);
+
+uint32_t checksum(const LocationRecord& record) {
+  return static_cast<uint32_t>(
+      ::crc32(0, reinterpret_cast<const Bytef*>(&record), static_cast<uInt>(kCheckedBytes)));
+}
+
+// Where the two arrays start, after the header and shard_begin.
+int64_t lengths_offset(int64_t num_shards) {
+  return static_cast<int64_t>(sizeof(Header)) + 8 * (num_shards + 1);
+}
+int64_t locations_offset(int64_t num_shards, int64_t num_examples) {
+  return lengths_offset(num_shards) + static_cast<int64_t>(sizeof(LengthRecord)) * num_examples;
+}
+
+[[noreturn]] void fail(const fs::path& file, const std::string& problem) {
+  throw std::runtime_error("split index " + file.string() + ": " + problem);
+}
+
+// An open file descriptor, closed on every path out.
+class Fd {
+ public:
+  Fd(const fs::path& file, int flags) : fd_(::open(file.c_str(), flags | O_CLOEXEC, 0644)) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+void write_at(int fd, const fs::path& file, int64_t offset, const void* bytes, size_t size) {
+  const char* at = static_cast<const char*>(bytes);
+  while (size > 0) {
+    const ssize_t written = ::pwrite(fd, at, size, offset);
+    if (written < 0 && errno == EINTR) continue;
+    if (written < 0)
+      throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(errno));
+    at += written;
+    offset += written;
+    size -= static_cast<size_t>(written);
+  }
+}
+
+int32_t narrow_length(int64_t length, const fs::path& shard) {
+  if (length > INT32_MAX)
+    throw std::runtime_error("shard " + shard.string() + " holds a sequence of " +
+                             std::to_string(length) + " tokens, more than an index records");
+  return static_cast<int32_t>(length);
+}
+
+}  // namespace
+
+std::string split_index_file_name(const std::string& split) { return split + ".index"; }
+
+IndexEntry write_split_index(const fs::path& dir, const std::string& split,
+                             const SplitEntry& entry) {
+  const std::string name = split_index_file_name(split);
+  const fs::path file = dir / name, temp = dir / (name + ".tmp");
+  const auto num_shards = static_cast<int64_t>(entry.shards.size());
+  const int64_t num_examples = entry.num_examples();
+  try {
+    const Fd out(temp, O_WRONLY | O_CREAT | O_TRUNC);
+    if (out.get() < 0)
+      throw std::runtime_error("cannot write " + temp.string() + ": " + std::strerror(errno));
+    Header header{};
+    std::memcpy(header.magic, kMagic, sizeof(kMagic));
+    header.format_version = kSplitIndexVersion;
+    header.num_examples = num_examples;
+    header.num_shards = num_shards;
+    write_at(out.get(), temp, 0, &header, sizeof(header));
+
+    std::vector<int64_t> shard_begin = {0};
+    for (const auto& shard : entry.shards)
+      shard_begin.push_back(shard_begin.back() + shard.num_examples);
+    write_at(out.get(), temp, sizeof(header), shard_begin.data(), 8 * shard_begin.size());
+
+    for (int64_t k = 0; k < num_shards; ++k) {  // one shard's index in memory at a time
+      const fs::path shard_file = dir / entry.shards[k].file;
+      const ShardIndex index = ShardReader(shard_file).read_index();
+      if (index.size() != entry.shards[k].num_examples)
+        throw std::runtime_error("shard " + shard_file.string() + " holds " +
+                                 std::to_string(index.size()) + " examples, the manifest says " +
+                                 std::to_string(entry.shards[k].num_examples));
+      std::vector<LengthRecord> lengths(index.size());
+      std::vector<LocationRecord> locations(index.size());
+      for (int64_t i = 0; i < index.size(); ++i) {
+        const ExampleLocation where = index.location(i);
+        lengths[i] = {narrow_length(where.src_length, shard_file),
+                      narrow_length(where.tgt_length, shard_file)};
+        locations[i] = {where.src_offset, where.tgt_offset, where.id, where.label,
+                        lengths[i].src,   lengths[i].tgt,   0,        0};
+        locations[i].crc32 = checksum(locations[i]);
+      }
+      write_at(out.get(), temp, lengths_offset(num_shards) + 8 * shard_begin[k], lengths.data(),
+               sizeof(LengthRecord) * lengths.size());
+      write_at(out.get(), temp, locations_offset(num_shards, num_examples) + 48 * shard_begin[k],
+               locations.data(), sizeof(LocationRecord) * locations.size());
+    }
+    launch::sync_to_disk(out.get(), temp);
+    fs::rename(temp, file);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    throw;
+  }
+  return {name, sha256_file(file)};
+}
+
+SplitIndex::SplitIndex(const fs::path& dir, const std::string& split, const SplitEntry& entry)
+    : file_(dir / entry.index.file) {
+  if (entry.index.file.empty())
+    throw std::runtime_error("dataset " + dir.string() + " has no index of its '" + split +
+                             "' split (it was prepared before split indexes): run "
+                             "`prepare_data --upgrade " +
+                             dir.string() + "` once to add them");
+  fd_ = Fd(file_, O_RDONLY).release();
+  if (fd_ < 0) fail(file_, std::string("cannot open it: ") + std::strerror(errno));
+  try {
+    Header header{};
+    read_at(0, &header, sizeof(header));
+    if (std::memcmp(header.magic, kMagic, sizeof(kMagic)) != 0) fail(file_, "not a split index");
+    if (header.format_version != kSplitIndexVersion)
+      fail(file_, "format_version " + std::to_string(header.format_version) +
+                      ", this build reads " + std::to_string(kSplitIndexVersion));
+    const auto num_shards = static_cast<int64_t>(entry.shards.size());
+    if (header.num_examples != entry.num_examples() || header.num_shards != num_shards)
+      fail(file_, std::to_string(header.num_examples) + " examples in " +
+                      std::to_string(header.num_shards) + " shards, the manifest says " +
+                      std::to_string(entry.num_examples()) + " in " + std::to_string(num_shards));
+    num_examples_ = header.num_examples;
+    shard_begin_.resize(num_shards + 1);
+    read_at(sizeof(header), shard_begin_.data(), 8 * shard_begin_.size());
+    for (int64_t k = 0; k < num_shards; ++k)
+      if (shard_begin_[k + 1] - shard_begin_[k] != entry.shards[k].num_examples)
+        fail(file_, "shard " + std::to_string(k) + " (" + entry.shards[k].file + ") holds " +
+                        std::to_string(shard_begin_[k + 1] - shard_begin_[k]) +
+                        " examples, the manifest says " +
+                        std::to_string(entry.shards[k].num_examples));
+    lengths_at_ = lengths_offset(num_shards);
+    locations_at_ = locations_offset(num_shards, num_examples_);
+    const int64_t expected = locations_at_ + 48 * num_examples_;
+    const auto actual = static_cast<int64_t>(fs::file_size(file_));
+    if (actual != expected)
+      fail(file_, std::to_string(actual) + " bytes, expected " + std::to_string(expected) +
+                      " (cut short or overwritten?)");
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
+}
+
+SplitIndex::~SplitIndex() { ::close(fd_); }
+
+void SplitIndex::read_at(int64_t offset, void* out, size_t bytes) const {
+  char* at = static_cast<char*>(out);
+  while (bytes > 0) {
+    const ssize_t got = ::pread(fd_, at, bytes, offset);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) fail(file_, std::string("cannot read it: ") + std::strerror(errno));
+    if (got == 0) fail(file_, "cut short at byte " + std::to_string(offset));
+    at += got;
+    offset += got;
+    bytes -= static_cast<size_t>(got);
+  }
+}
+
+void SplitIndex::check_index(int64_t index) const {
+  if (index < 0 || index >= num_examples_)
+    throw std::out_of_range("example " + std::to_string(index) + " outside " + file_.string() +
+                            "'s " + std::to_string(num_examples_));
+}
+
+Lengths SplitIndex::at(int64_t index) const {
+  check_index(index);
+  LengthRecord record{};
+  read_at(lengths_at_ + 8 * index, &record, sizeof(record));
+  if (record.src < 0 || record.tgt < 0)
+    fail(file_, "example " + std::to_string(index) + " has a negative length");
+  return {record.src, record.tgt};
+}
+
+void SplitIndex::read(int64_t begin, std::vector<Lengths>& out) const {
+  const auto count = static_cast<int64_t>(out.size());
+  if (count == 0) return;
+  check_index(begin);
+  check_index(begin + count - 1);
+  std::vector<LengthRecord> records(out.size());
+  read_at(lengths_at_ + 8 * begin, records.data(), sizeof(LengthRecord) * records.size());
+  for (size_t k = 0; k < records.size(); ++k) {
+    if (records[k].src < 0 || records[k].tgt < 0)
+      fail(file_,
+           "example " + std::to_string(begin + static_cast<int64_t>(k)) + " has a negative length");
+    out[k] = {records[k].src, records[k].tgt};
+  }
+}
+
+int64_t SplitIndex::shard_of(int64_t index) const {
+  check_index(index);
+  return std::upper_bound(shard_begin_.begin(), shard_begin_.end(), index) - shard_begin_.begin() -
+         1;
+}
+
+ExampleLocation SplitIndex::location(int64_t index) const {
+  check_index(index);
+  LocationRecord record{};
+  read_at(locations_at_ + 48 * index, &record, sizeof(record));
+  if (record.crc32 != checksum(record))
+    fail(file_, "example " + std::to_string(index) +
+                    "'s location fails its CRC-32 (damaged): `prepare_data --upgrade " +
+                    file_.parent_path().string() + "` rebuilds the index from the shards");
+  return {record.src_offset, record.src_length, record.tgt_offset,
+          record.tgt_length, record.id,         record.label};
+}
+
+}  // namespace data
