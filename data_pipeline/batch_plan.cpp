@@ -6,7 +6,7 @@ namespace data {
 
 BatchPlan::BatchPlan(const Batcher& batcher, const PlanOptions& options, const PlanPosition& start)
     : batcher_(batcher), options_(options), next_(start) {
-  if (start.window >= 0) {
+  if (start.window >= 0) {  // clamped: changed data settings on resume move the windows
     load_window(start.epoch, std::min(start.window, batcher.num_windows() - 1));
     next_.batch = std::min<int64_t>(start.batch, static_cast<int64_t>(batches_.size()));
     return;

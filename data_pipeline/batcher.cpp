@@ -72,8 +72,8 @@ Batcher::Batcher(const LengthTable& lengths, const BatcherOptions& options)
   // Positions per window such that its kept examples hold about
   // sort_window × batch_tokens tokens of rows.
   const double window_tokens = static_cast<double>(options.sort_window) * options.batch_tokens;
-  window_size_ = std::clamp<int64_t>(
-      static_cast<int64_t>(std::ceil(window_tokens * static_cast<double>(n) / kept_rows)), 1, n);
+  window_size_ = static_cast<int64_t>(std::clamp(
+      std::ceil(window_tokens * static_cast<double>(n) / kept_rows), 1.0, static_cast<double>(n)));
 }
 
 int64_t Batcher::row_size(int64_t index) const { return row_of(lengths_.at(index)); }

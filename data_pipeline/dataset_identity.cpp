@@ -65,8 +65,15 @@ std::string content_sha256(const fs::path& dir, const Manifest& manifest) {
 
 std::string dataset_id(const fs::path& dir) {
   const Manifest manifest = read_manifest(dir);
-  return manifest.content_sha256.empty() ? sha256_file(dir / kManifestFile)
-                                         : manifest.content_sha256;
+  if (!manifest.content_sha256.empty()) return manifest.content_sha256;
+  if (!manifest.manifest_sha256_before_upgrade.empty())
+    return manifest.manifest_sha256_before_upgrade;
+  return sha256_file(dir / kManifestFile);
+}
+
+bool names_manifest(const fs::path& dir, const std::string& id) {
+  return id == sha256_file(dir / kManifestFile) ||
+         id == read_manifest(dir).manifest_sha256_before_upgrade;
 }
 
 }  // namespace data

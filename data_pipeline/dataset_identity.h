@@ -11,7 +11,11 @@
 //       value. prepare_data stores it as the manifest's "content_sha256".
 //   dataset_id(dir)                 what a run records of its dataset (state.json)
 //       and resume compares: content_sha256, or for a dataset prepared
-//       before it existed, the sha256 of its manifest.json.
+//       before it existed, the sha256 of its manifest.json (as it was before
+//       `prepare_data --upgrade` rewrote it, if it did).
+//   names_manifest(dir, id)         whether a checkpoint's id names the
+//       dataset by its manifest's sha256 (checkpoints from before content
+//       ids): the manifest now, or before an upgrade.
 //
 // Integers enter as little-endian bytes (the shards' own order on every
 // host this builds for), each sequence preceded by its length.
@@ -27,5 +31,7 @@ namespace data {
 std::string content_sha256(const std::filesystem::path& dir, const Manifest& manifest);
 
 std::string dataset_id(const std::filesystem::path& dir);
+
+bool names_manifest(const std::filesystem::path& dir, const std::string& id);
 
 }  // namespace data

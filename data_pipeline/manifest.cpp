@@ -136,6 +136,8 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& manifest) 
       {"prepare", manifest.prepare},
   };
   if (!manifest.content_sha256.empty()) document["content_sha256"] = manifest.content_sha256;
+  if (!manifest.manifest_sha256_before_upgrade.empty())
+    document["manifest_sha256_before_upgrade"] = manifest.manifest_sha256_before_upgrade;
   if (manifest.is_classification()) {
     document["labels"] = {{"file", manifest.labels_file}, {"count", manifest.num_labels}};
   }
@@ -219,6 +221,9 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     }
   if (document.contains("content_sha256"))
     manifest.content_sha256 = fields.get<std::string>(document, "", "content_sha256");
+  if (document.contains("manifest_sha256_before_upgrade"))
+    manifest.manifest_sha256_before_upgrade =
+        fields.get<std::string>(document, "", "manifest_sha256_before_upgrade");
   manifest.prepare = document.value("prepare", json::object());
   return manifest;
 }

@@ -21,7 +21,9 @@
 // content_sha256 identifies the dataset by what training reads
 // (dataset_identity.h); datasets prepared before it have none. A split's
 // "index" (split_index.h) is absent in datasets prepared before it
-// (`prepare_data --upgrade DIR` adds it).
+// (`prepare_data --upgrade DIR` adds it). A dataset without content_sha256
+// that --upgrade rewrote keeps the manifest's sha256 from before in
+// "manifest_sha256_before_upgrade": its runs named it by that.
 // Token counts are without bos/eos, as stored in the shards. The tokenizer
 // files are relative to the directory; src_file == tgt_file when joint.
 //
@@ -91,6 +93,7 @@ struct Manifest {
   int64_t num_labels = 0;   // classification: its number of labels; 0 for seq2seq
   std::map<std::string, SplitEntry> splits;
   std::string content_sha256;  // dataset_identity.h; empty if prepared before it
+  std::string manifest_sha256_before_upgrade;  // see above; empty if never upgraded
   nlohmann::json prepare;  // how the dataset was made (free-form, for people)
 
   bool is_classification() const { return task == kClassificationTask; }

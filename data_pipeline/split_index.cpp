@@ -37,6 +37,8 @@ struct LocationRecord {  // 48 bytes
   uint32_t crc32;  // of the 40 bytes above
   int32_t zero;
 };
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "the index is little-endian and read as the host's integers");
 static_assert(sizeof(Header) == 64 && sizeof(LengthRecord) == 8 && sizeof(LocationRecord) == 48,
               "the index's records are packed as split_index.h says");
 constexpr size_t kCheckedBytes = offsetof(LocationRecord, crc32);
@@ -253,6 +255,13 @@ ExampleLocation SplitIndex::location(int64_t index) const {
   if (record.crc32 != checksum(record))
     fail(file_, "example " + std::to_string(index) +
                     "'s location fails its CRC-32 (damaged): `prepare_data --upgrade " +
+                    file_.parent_path().string() + "` rebuilds the index from the shards");
+  // The lengths batching read, which carry no checksum, must be this record's.
+  const Lengths lengths = at(index);
+  if (lengths.src != record.src_length || lengths.tgt != record.tgt_length)
+    fail(file_, "example " + std::to_string(index) +
+                    "'s lengths differ from its location's "
+                    "(damaged): `prepare_data --upgrade " +
                     file_.parent_path().string() + "` rebuilds the index from the shards");
   return {record.src_offset, record.src_length, record.tgt_offset,
           record.tgt_length, record.id,         record.label};

@@ -22,11 +22,11 @@
 //                (zlib's) of the record's first 40 bytes (what reading an
 //                example needs; 48 bytes)
 //
-// Reading a location checks its CRC-32, so a damaged record is an error
-// naming the file and the example, as a damaged shard chunk is (the shards'
-// Fletcher-32); a damaged length misplaces an example among the batches, it
-// never changes what is read. data.verify_checksums also compares the whole
-// file's sha256 with the manifest's.
+// Reading a location checks its CRC-32 and that its lengths are the lengths
+// array's, so a damaged record is an error naming the file and the example,
+// as a damaged shard chunk is (the shards' Fletcher-32) — before an example
+// batched by a wrong length reaches a batch. data.verify_checksums also
+// compares the whole file's sha256 with the manifest's.
 #pragma once
 #include <cstdint>
 #include <filesystem>

@@ -84,6 +84,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!upgrade.empty()) {
+    if (app.count_all() > 1) {
+      if (process.is_main()) logging::error("prepare_data: --upgrade DIR takes no other option");
+      return 2;
+    }
     try {
       if (process.is_main()) {
         std::string indexed;

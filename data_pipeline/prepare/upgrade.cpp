@@ -17,7 +17,11 @@ std::vector<std::string> upgrade_dataset(const std::filesystem::path& dir) {
     entry.index = write_split_index(dir, split, entry);
     indexed.push_back(split);
   }
-  if (!indexed.empty()) write_manifest(dir, manifest);
+  if (indexed.empty()) return indexed;
+  // Runs named a dataset without content_sha256 by its manifest's bytes, which change here.
+  if (manifest.content_sha256.empty() && manifest.manifest_sha256_before_upgrade.empty())
+    manifest.manifest_sha256_before_upgrade = sha256_file(dir / kManifestFile);
+  write_manifest(dir, manifest);
   return indexed;
 }
 

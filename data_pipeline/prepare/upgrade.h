@@ -2,8 +2,10 @@
 // reads, in place: each split without an index (split_index.h), or whose
 // index is missing or differs from the manifest's sha256 (damaged), gets one
 // built from its shards, and the manifest names it. Nothing else changes
-// (the shards, their checksums and content_sha256 stay), so runs and
-// checkpoints that name the dataset keep naming it.
+// (the shards, their checksums and content_sha256 stay; a dataset without
+// content_sha256 keeps its manifest's sha256 from before the upgrade as its
+// id, dataset_identity.h), so runs and checkpoints that name the dataset
+// keep naming it.
 //
 //   prepare_data --upgrade data/de-en
 #pragma once

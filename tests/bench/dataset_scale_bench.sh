@@ -2,7 +2,7 @@
 # What a rank pays for the size of its training split: for each of SIZES
 # training examples (default 1 M, 10 M, 50 M; a copy task of 4-12 symbols,
 # shards of 100,000), `mpirun -np 2 trainer` on a small model, and per rank
-#   - peak RSS (getrusage of each rank's process),
+#   - peak RSS (getrusage of each rank's process, from a Python parent),
 #   - the growth of peak RSS per training example over the smallest size
 #     (what the dataset index and batch plan cost a rank per example),
 #   - the time from the launch to the first step's metrics row.
@@ -32,8 +32,12 @@ out = os.path.join(work, "runs")
 metrics = os.path.join(out, name, "metrics.jsonl")
 subprocess.run(["rm", "-rf", os.path.join(out, name)], check=True)
 rss = [os.path.join(work, f"{name}.rss.{r}") for r in range(2)]
+# Each rank under a Python parent that writes the rank's peak RSS (getrusage of its child).
+peak = ("import resource, subprocess, sys; code = subprocess.call(sys.argv[2:]); "
+        "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); "
+        "sys.exit(code)")
 command = ["mpirun", "-np", "2", "--bind-to", "none", "bash", "-c",
-           f'exec /usr/bin/time -f %M -o {work}/{name}.rss.$OMPI_COMM_WORLD_RANK "$@"', "rank",
+           f'exec /usr/bin/python3 -c "{peak}" {work}/{name}.rss.$OMPI_COMM_WORLD_RANK "$@"', "rank",
            f"{build}/bin/trainer", "--config", f"{src}/configs/default.toml", "--data.dir", data,
            "--run.out_dir", out, "--run.name", name, "--train.threads", "1",
            "--train.max_steps", steps, "--train.log_every", "1", "--train.save_every", "0",
@@ -48,6 +52,8 @@ with open(os.path.join(work, f"{name}.log"), "w") as log:
         if first is None and os.path.exists(metrics) and os.path.getsize(metrics) > 0:
             first = time.time() - start
         time.sleep(0.05)
+    if first is None and os.path.exists(metrics) and os.path.getsize(metrics) > 0:
+        first = time.time() - start  # the run ended within the last poll
 if job.returncode != 0:
     sys.exit(f"{name}: the trainer failed (exit {job.returncode}); see {work}/{name}.log")
 peaks = [int(open(f).read().split()[-1]) / 1024 for f in rss]
@@ -67,6 +73,7 @@ for n in $sizes; do
   else
     prepare_s=nan  # prepared by an earlier run of this script
   fi
+  [ -f "$data/train.index" ] || "$build/bin/prepare_data" --upgrade "$data" > /dev/null
   index_bytes=$(stat -c %s "$data/train.index")
   read -r r0 r1 first < <(run "$build" "$data" "new-$n")
   line="$n $prepare_s $index_bytes $r0 $r1 $first"
@@ -87,8 +94,8 @@ def growth(row, k):  # MiB of peak RSS per example over the smallest size, in by
     n = int(row[0]) - int(n0)
     return "–" if n == 0 else f"{(float(row[k]) - base[k]) * 2**20 / n:.1f}"
 print("\n| training examples | prepare_data s | index bytes / example (disk, shared by the node) | "
-      "peak RSS MiB rank 0 / 1 | RSS growth bytes / example | first step s |"
-      + (" before: peak RSS MiB rank 0 / 1 | before: growth bytes / example | before: first step s |" if has_baseline else ""))
+      "peak RSS MiB rank 0 / 1 | rank 0's RSS growth, bytes / example | first step s |"
+      + (" before: peak RSS MiB rank 0 / 1 | before: rank 0's growth, bytes / example | before: first step s |" if has_baseline else ""))
 print("|---|---|---|---|---|---|" + ("---|---|---|" if has_baseline else ""))
 for r in rows:
     line = (f"| {int(r[0]):,} | {r[1]} | {int(r[2]) / int(r[0]):.1f} | {r[3]} / {r[4]} | "

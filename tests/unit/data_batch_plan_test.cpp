@@ -115,6 +115,26 @@ TEST(BatchPlan, ResumingAcrossWindowsEqualsIteratingToIt) {
   expect_resumes_like_iterating(b, 40);  // into the second epoch
 }
 
+// Windows of about one example's tokens, most examples too long: many
+// windows keep nothing and yield no batch; the plan passes over them.
+TEST(BatchPlan, PassesOverWindowsWithoutBatches) {
+  const auto l = lengths(2000);  // ~4% within max_len
+  data::BatcherOptions options;
+  options.batch_tokens = 8;
+  options.max_len = 6;
+  options.sort_window = 1;
+  options.seed = 5;
+  const data::Batcher b(l, options);
+  int64_t empty = 0, per_epoch = 0;
+  for (int64_t w = 0; w < b.num_windows(); ++w) {
+    const auto batches = b.window(0, w).size();
+    empty += batches == 0;
+    per_epoch += static_cast<int64_t>(batches);
+  }
+  ASSERT_GT(empty, 5);
+  expect_resumes_like_iterating(b, per_epoch + 3);  // into the second epoch
+}
+
 TEST(BatchPlan, HandsOutOneStepAtATime) {
   const auto l = lengths(257);
   const auto b = batcher(l);

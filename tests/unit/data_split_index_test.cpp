@@ -14,9 +14,11 @@
 
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/dataset.h"
+#include "data_pipeline/dataset_identity.h"
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/prepare/upgrade.h"
+#include "data_pipeline/sha256.h"
 #include "data_pipeline/shard_reader.h"
 #include "data_pipeline/split_index.h"
 #include "tests/unit/error_message.h"
@@ -171,6 +173,23 @@ TEST_F(SplitIndexTest, ADatasetWithoutItNamesTheUpgradeWhichChangesNothingElse) 
   }
 }
 
+// A dataset prepared before content_sha256 is named by its manifest's
+// sha256, which the upgrade rewrites: its runs must still name it.
+TEST_F(SplitIndexTest, TheUpgradeKeepsAnOlderDatasetsIdentity) {
+  const fs::path data = prepare();
+  auto document = manifest_json(data);
+  document.erase("content_sha256");
+  for (auto& [split, entry] : document["splits"].items()) entry.erase("index");
+  write_json(data, document);
+  const std::string before = data::dataset_id(data);
+  EXPECT_EQ(before, data::sha256_file(data / "manifest.json"));
+  ASSERT_EQ(data::upgrade_dataset(data).size(), 2u);
+  EXPECT_NE(data::sha256_file(data / "manifest.json"), before);
+  EXPECT_EQ(data::dataset_id(data), before);
+  EXPECT_TRUE(data::names_manifest(data, before));
+  EXPECT_FALSE(data::names_manifest(data, "another"));
+}
+
 TEST_F(SplitIndexTest, OneThatDisagreesWithTheManifestIsRefusedByName) {
   const fs::path data = prepare();
   const fs::path index = data / data::split_index_file_name("train");
@@ -205,12 +224,22 @@ TEST_F(SplitIndexTest, ADamagedRecordNamesItsExampleAndTheUpgradeRebuildsIt) {
     file.seekp(record_17 + 2);  // a bit of example 17's source offset
     file.put(static_cast<char>(0x40));
   }
+  {
+    std::fstream file(index, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(64 + 8 * (9 + 1) + 8 * 5);  // example 5's source length (9 shards)
+    file.put(static_cast<char>(0x7F));
+  }
   const data::Dataset train(data, "train");
   EXPECT_NO_THROW(train.get(16));
   expect_mentions(error_of([&] { train.get(17); }), {index.string(), "example 17", "CRC-32",
                                                      "prepare_data --upgrade " + data.string()});
+  EXPECT_EQ(train.lengths().at(5).src, 0x7F);  // what batching would see
+  expect_mentions(error_of([&] { train.get(5); }),
+                  {index.string(), "example 5's lengths differ", "prepare_data --upgrade"});
   EXPECT_EQ(data::upgrade_dataset(data), std::vector<std::string>{"train"});
-  EXPECT_EQ(data::Dataset(data, "train", {true}).get(17).id, 17);
+  const data::Dataset repaired(data, "train", {true});
+  EXPECT_EQ(repaired.get(17).id, 17);
+  EXPECT_EQ(repaired.lengths().at(5).src, static_cast<int64_t>(repaired.get(5).src.size()));
 }
 
 }  // namespace

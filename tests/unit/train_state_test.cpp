@@ -55,6 +55,12 @@ TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   EXPECT_TRUE(
       std::isinf(checkpoint::CheckpointState::from_json(fresh.to_json()).train.best_valid_loss));
 
+  nlohmann::json negative = j;
+  negative["window_batch"] = -1;
+  test_util::expect_mentions(
+      test_util::error_of([&] { checkpoint::CheckpointState::from_json(negative); }),
+      {"state.json", "'window_batch' is -1"});
+
   nlohmann::json broken = j;
   broken.erase("cursor");
   test_util::expect_mentions(

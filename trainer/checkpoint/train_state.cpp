@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 
 namespace checkpoint {
 
@@ -41,6 +43,14 @@ CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
     t.cursor = j.at("cursor");
     t.window = j.contains("window") ? j.at("window").get<int64_t>() : -1;
     t.window_batch = j.contains("window") ? j.at("window_batch").get<int64_t>() : 0;
+    for (const auto& [key, value, least] : {std::tuple{"step", t.step, 0},
+                                            {"epoch", t.epoch, 0},
+                                            {"cursor", t.cursor, 0},
+                                            {"window", t.window, -1},
+                                            {"window_batch", t.window_batch, 0}})
+      if (value < least)
+        throw std::runtime_error(std::string("state.json: '") + key + "' is " +
+                                 std::to_string(value) + ", below " + std::to_string(least));
     t.best_valid_loss = j.at("best_valid_loss").is_null() ? std::numeric_limits<double>::infinity()
                                                           : j.at("best_valid_loss").get<double>();
     t.checks_without_improvement = j.at("checks_without_improvement");

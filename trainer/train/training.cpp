@@ -26,7 +26,6 @@
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/dataset_identity.h"
 #include "data_pipeline/loader/prefetcher.h"
-#include "data_pipeline/sha256.h"
 #include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
@@ -327,8 +326,7 @@ Trainer::Start Trainer::start_or_resume(const std::string& resume) {
     const nlohmann::json saved = checkpoint::read_checkpoint_state(chosen);
     const checkpoint::CheckpointState resumed = checkpoint::CheckpointState::from_json(saved);
     // A checkpoint from before content ids named its dataset by the manifest's sha256.
-    const bool same_manifest =
-        resumed.run.dataset_id == data::sha256_file(fs::path(cfg_.data.dir) / data::kManifestFile);
+    const bool same_manifest = data::names_manifest(cfg_.data.dir, resumed.run.dataset_id);
     check_resume_compatible(chosen, saved, resolved_toml_,
                             same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
     checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
@@ -339,6 +337,12 @@ Trainer::Start Trainer::start_or_resume(const std::string& resume) {
         "x {} accumulation steps; loaded in {:.1f} s)",
         chosen, start.state.step, start.state.epoch, start.state.cursor, resumed.run.world_size,
         resumed.run.accum_steps, seconds_since(begin));
+    if (start.state.window < 0)
+      logging::warn(
+          "{} was saved before batches came from windows of the shuffled split: the rest of "
+          "epoch {} skips its first {} batches of the new order, which is not the order it "
+          "began with (some examples of the epoch are seen twice, others not)",
+          chosen, start.state.epoch, start.state.cursor);
   }
   // The start is settled and fits: only now is the run directory changed.
   launch::on_main(ranks_, [&] {
