@@ -88,8 +88,11 @@ echo "under pruning: $(grep -c 'was removed before it was scored' pruned-watch.l
 trainer_run averaged 1 --train.max_steps 5000 --train.save_every 1 --train.keep_last 2 &
 trainer=$!
 checkpoints() { ls -d runs/averaged/checkpoints/step_* 2> /dev/null | wc -l; }
-for _ in $(seq 300); do [ "$(checkpoints)" -ge 2 ] && break; sleep 0.2; done
-[ "$(checkpoints)" -ge 2 ] || fail "no two checkpoints to average within 60 s" averaged.log
+# (Decided inside the loop: counted again after it, a listing taken while
+# the trainer renames one checkpoint in and another out can miss one.)
+two=false
+for _ in $(seq 300); do [ "$(checkpoints)" -ge 2 ] && two=true && break; sleep 0.2; done
+$two || fail "no two checkpoints to average within 60 s" averaged.log
 outcomes=()
 for try in $(seq 8); do
   status=0
