@@ -72,6 +72,7 @@ std::string dataset_id(const fs::path& dir) {
 }
 
 bool names_manifest(const fs::path& dir, const std::string& id) {
+  if (id.empty()) return false;  // manifest_sha256_before_upgrade is empty when there is none
   return id == sha256_file(dir / kManifestFile) ||
          id == read_manifest(dir).manifest_sha256_before_upgrade;
 }

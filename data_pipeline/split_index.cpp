@@ -223,7 +223,9 @@ Lengths SplitIndex::at(int64_t index) const {
   LengthRecord record{};
   read_at(lengths_at_ + 8 * index, &record, sizeof(record));
   if (record.src < 0 || record.tgt < 0)
-    fail(file_, "example " + std::to_string(index) + " has a negative length");
+    fail(file_, "example " + std::to_string(index) +
+                    " has a negative length (damaged): `prepare_data --upgrade " +
+                    file_.parent_path().string() + "` rebuilds the index from the shards");
   return {record.src, record.tgt};
 }
 

@@ -25,8 +25,10 @@
 // Reading a location checks its CRC-32 and that its lengths are the lengths
 // array's, so a damaged record is an error naming the file and the example,
 // as a damaged shard chunk is (the shards' Fletcher-32) — before an example
-// batched by a wrong length reaches a batch. data.verify_checksums also
-// compares the whole file's sha256 with the manifest's.
+// batched by a wrong length reaches a batch. A length damaged so that its
+// example is skipped as too long is never read back: only
+// data.verify_checksums (the whole file's sha256 against the manifest's)
+// finds that.
 #pragma once
 #include <cstdint>
 #include <filesystem>

@@ -188,6 +188,7 @@ TEST_F(SplitIndexTest, TheUpgradeKeepsAnOlderDatasetsIdentity) {
   EXPECT_EQ(data::dataset_id(data), before);
   EXPECT_TRUE(data::names_manifest(data, before));
   EXPECT_FALSE(data::names_manifest(data, "another"));
+  EXPECT_FALSE(data::names_manifest(data, ""));
 }
 
 TEST_F(SplitIndexTest, OneThatDisagreesWithTheManifestIsRefusedByName) {
