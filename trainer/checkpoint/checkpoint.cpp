@@ -188,7 +188,13 @@ std::vector<std::string> Checkpoints::list() const {
 
 std::string Checkpoints::resolve(const std::string& which) const {
   if (which == "latest" || which == "best") {
-    const std::string target = resolve_link(which);
+    // A link whose target went between reading the link and reaching the
+    // directory (a run saving and pruning every few milliseconds) points
+    // elsewhere by now: read it again.
+    std::string target = resolve_link(which);
+    for (int again = 0; target.empty() && again < 100 && fs::is_symlink(fs::path(dir_) / which);
+         ++again)
+      target = resolve_link(which);
     if (target.empty())
       throw std::runtime_error(
           "no " + which + " checkpoint: " + (fs::path(dir_) / which).string() + " does not exist" +
