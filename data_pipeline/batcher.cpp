@@ -14,12 +14,20 @@ namespace data {
 namespace {
 
 int64_t row_of(const Lengths& lengths) { return std::max(lengths.src, lengths.tgt) + 1; }
+bool within(const Lengths& lengths, int64_t max_len) {
+  return std::max(lengths.src, lengths.tgt) <= max_len;
+}
 
 // An example of a window and its row size.
 struct Sized {
   int64_t row = 0;
   int64_t index = 0;
 };
+
+void sort_by_row(std::vector<Sized>& examples) {  // stable: equal rows keep their order
+  std::stable_sort(examples.begin(), examples.end(),
+                   [](const Sized& a, const Sized& b) { return a.row < b.row; });
+}
 
 // The batches of one length-sorted window, in order: filled while rows ×
 // longest row <= batch_tokens.
@@ -60,7 +68,7 @@ Batcher::Batcher(const LengthTable& lengths, const BatcherOptions& options)
     chunk.resize(static_cast<size_t>(std::min<int64_t>(n - begin, int64_t{1} << 20)));
     lengths.read(begin, chunk);
     for (const Lengths& example : chunk) {
-      if (std::max(example.src, example.tgt) > options.max_len) continue;
+      if (!within(example, options.max_len)) continue;
       ++num_kept_;
       kept_rows += static_cast<double>(row_of(example));
     }
@@ -90,11 +98,9 @@ std::vector<GlobalBatch> Batcher::window(int64_t epoch, int64_t window) const {
   for (int64_t position = begin; position < end; ++position) {
     const auto index = static_cast<int64_t>(order(static_cast<uint64_t>(position)));
     const Lengths example = lengths_.at(index);
-    if (std::max(example.src, example.tgt) <= options_.max_len)
-      kept.push_back({row_of(example), index});
+    if (within(example, options_.max_len)) kept.push_back({row_of(example), index});
   }
-  std::stable_sort(kept.begin(), kept.end(),
-                   [](const Sized& a, const Sized& b) { return a.row < b.row; });
+  sort_by_row(kept);
   std::vector<GlobalBatch> batches = fill(kept, options_.batch_tokens);
   Rng(mix_seed(epoch_seed, static_cast<uint64_t>(window))).shuffle(batches);
   return batches;
@@ -138,8 +144,7 @@ std::vector<GlobalBatch> length_sorted_batches(const LengthTable& lengths, int64
   lengths.read(0, all);
   std::vector<Sized> sorted(all.size());
   for (size_t i = 0; i < all.size(); ++i) sorted[i] = {row_of(all[i]), static_cast<int64_t>(i)};
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const Sized& a, const Sized& b) { return a.row < b.row; });
+  sort_by_row(sorted);
   return fill(sorted, batch_tokens);
 }
 
