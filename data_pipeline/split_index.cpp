@@ -212,6 +212,11 @@ void SplitIndex::read_at(int64_t offset, void* out, size_t bytes) const {
   }
 }
 
+void SplitIndex::damaged(int64_t index, const std::string& what) const {
+  fail(file_, "example " + std::to_string(index) + what + " (damaged): `prepare_data --upgrade " +
+                  file_.parent_path().string() + "` rebuilds the index from the shards");
+}
+
 void SplitIndex::check_index(int64_t index) const {
   if (index < 0 || index >= num_examples_)
     throw std::out_of_range("example " + std::to_string(index) + " outside " + file_.string() +
@@ -222,10 +227,7 @@ Lengths SplitIndex::at(int64_t index) const {
   check_index(index);
   LengthRecord record{};
   read_at(lengths_at_ + 8 * index, &record, sizeof(record));
-  if (record.src < 0 || record.tgt < 0)
-    fail(file_, "example " + std::to_string(index) +
-                    " has a negative length (damaged): `prepare_data --upgrade " +
-                    file_.parent_path().string() + "` rebuilds the index from the shards");
+  if (record.src < 0 || record.tgt < 0) damaged(index, " has a negative length");
   return {record.src, record.tgt};
 }
 
@@ -238,8 +240,7 @@ void SplitIndex::read(int64_t begin, std::vector<Lengths>& out) const {
   read_at(lengths_at_ + 8 * begin, records.data(), sizeof(LengthRecord) * records.size());
   for (size_t k = 0; k < records.size(); ++k) {
     if (records[k].src < 0 || records[k].tgt < 0)
-      fail(file_,
-           "example " + std::to_string(begin + static_cast<int64_t>(k)) + " has a negative length");
+      damaged(begin + static_cast<int64_t>(k), " has a negative length");
     out[k] = {records[k].src, records[k].tgt};
   }
 }
@@ -254,17 +255,11 @@ ExampleLocation SplitIndex::location(int64_t index) const {
   check_index(index);
   LocationRecord record{};
   read_at(locations_at_ + 48 * index, &record, sizeof(record));
-  if (record.crc32 != checksum(record))
-    fail(file_, "example " + std::to_string(index) +
-                    "'s location fails its CRC-32 (damaged): `prepare_data --upgrade " +
-                    file_.parent_path().string() + "` rebuilds the index from the shards");
+  if (record.crc32 != checksum(record)) damaged(index, "'s location fails its CRC-32");
   // The lengths batching read, which carry no checksum, must be this record's.
   const Lengths lengths = at(index);
   if (lengths.src != record.src_length || lengths.tgt != record.tgt_length)
-    fail(file_, "example " + std::to_string(index) +
-                    "'s lengths differ from its location's "
-                    "(damaged): `prepare_data --upgrade " +
-                    file_.parent_path().string() + "` rebuilds the index from the shards");
+    damaged(index, "'s lengths differ from its location's");
   return {record.src_offset, record.src_length, record.tgt_offset,
           record.tgt_length, record.id,         record.label};
 }

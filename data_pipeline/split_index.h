@@ -74,6 +74,7 @@ class SplitIndex : public LengthTable {
  private:
   void read_at(int64_t offset, void* out, size_t bytes) const;  // pread, whole or throws
   void check_index(int64_t index) const;
+  [[noreturn]] void damaged(int64_t index, const std::string& what) const;  // names the upgrade
 
   std::filesystem::path file_;
   int fd_ = -1;
