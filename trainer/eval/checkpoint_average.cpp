@@ -25,9 +25,9 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir, const st
       throw std::runtime_error("--average-last: " + last + " is not a checkpoint of " +
                                checkpoints.dir());
     const int64_t available = end - all.begin() + 1;
-    // Newer checkpoints listed than the one resolved: the run saved and
+    // `latest` resolved, yet newer checkpoints listed: the run saved and
     // pruned between the two reads, so the older ones went while read.
-    if (available < average_last && end + 1 != all.end())
+    if (which == "latest" && available < average_last && end + 1 != all.end())
       throw std::runtime_error(
           removed_while_read("before " + last + " (" + std::to_string(average_last) + " wanted)"));
     if (available < average_last)
