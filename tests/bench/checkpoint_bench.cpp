@@ -19,6 +19,7 @@
 
 #include <torch/torch.h>
 
+#include "launch/ranks.h"
 #include "tests/bench/bench_stats.h"
 #include "trainer/checkpoint/background_save.h"
 #include "trainer/checkpoint/checkpoint.h"
@@ -76,21 +77,22 @@ int main(int argc, char** argv) {
   std::vector<double> sync_stall, async_stall, async_write;
   double first_stall = 0;
   int64_t step = 0;
-  checkpoint::BackgroundSave saver(checkpoints);
+  const launch::Ranks one_process;
+  checkpoint::BackgroundSave saver(checkpoints, one_process);
   for (int round = 0; round < 4; ++round) {
     // Before: the files written from the live tensors, training waiting.
     auto begin = Clock::now();
-    checkpoints.save(checkpoint::Snapshot{++step,
-                                          checkpoint::named_state(*transformer),
-                                          checkpoint::optimizer_tensors(adam, *transformer),
-                                          {{"step", step}}});
+    ++step;
+    checkpoints.save(checkpoint::Snapshot{
+        step, checkpoint::whole_checkpoint(*transformer, adam, {{"step", step}})});
     sync_stall.push_back(seconds_since(begin));
 
     // Now: the snapshot, then training goes on while a thread writes it.
     begin = Clock::now();
-    saver.save(++step, *transformer, adam, {{"step", step}}, false);
+    ++step;
+    saver.save(step, checkpoint::whole_checkpoint(*transformer, adam, {{"step", step}}), false);
     const double stall = seconds_since(begin);
-    saver.wait();
+    saver.finish();
     if (round == 0) {
       first_stall = stall;
       continue;

@@ -187,7 +187,8 @@ TEST(GradSync, ClipScaleMatchesTorchClipGradNorm) {
 // Sharded: each rank gets its shard of every bucket's summed gradients (the
 // buckets padded to equal shards), the norm's parts add up to the whole, the
 // parameters are views into the buckets (their values kept), and
-// gather_parameters / from_shards hand every rank's shard to all. Through
+// gather_parameters hands every rank's shard to all; to_shards and
+// shard_pieces place per-parameter tensors (Adam's moments) in the shards. Through
 // MPI's collectives or, the ranks all being on this machine, shared memory.
 void check_sharded(bool node_shared) {
   LinearProblem problem;
@@ -252,13 +253,27 @@ void check_sharded(bool node_shared) {
     }
   }
 
-  // Per-parameter tensors to this rank's shards and back to every rank.
+  // Per-parameter tensors to this rank's shards; the shards' parameter pieces
+  // hold the parameters' own elements, and the ranks' pieces cover every
+  // element of every parameter once.
   std::vector<torch::Tensor> moments;
   for (size_t i = 0; i < problem.params.size(); ++i)
     moments.push_back(problem.coefficient(i, 2, 3) * 0.5);
-  const auto round_trip = sync.from_shards(sync.to_shards(moments));
+  const auto shards = sync.to_shards(moments);
+  const auto pieces = sync.shard_pieces();
+  ASSERT_EQ(pieces.size(), shards.size());
+  torch::Tensor covered = torch::zeros({static_cast<int64_t>(moments.size())});
+  for (size_t b = 0; b < pieces.size(); ++b)
+    for (const auto& piece : pieces[b]) {
+      EXPECT_TRUE(torch::equal(
+          shards[b].narrow(0, piece.shard_begin, piece.numel),
+          moments[piece.param].reshape({-1}).narrow(0, piece.param_begin, piece.numel)))
+          << "param " << piece.param;
+      covered[piece.param] += static_cast<double>(piece.numel);
+    }
+  comm().allreduce_sum(covered);
   for (size_t i = 0; i < moments.size(); ++i)
-    EXPECT_TRUE(torch::equal(round_trip[i], moments[i])) << "param " << i;
+    EXPECT_EQ(covered[i].item<double>(), static_cast<double>(moments[i].numel())) << "param " << i;
 
   // A second step: each rank's gradients start again from zero.
   sync.zero_grad();

@@ -2,8 +2,10 @@
 # Exact resume. Same world size (2 ranks, dropout 0.1): stopping at step k and
 # resuming gives bitwise the parameters and logged losses of an uninterrupted
 # run, for k at a log boundary, mid-log-interval, right after a validation and
-# mid-epoch. Another world size (2 -> 1, 1 -> 3; dropout 0): the same
-# trajectory within float tolerance, because the cursor counts global batches.
+# mid-epoch. Another world size (2 -> 1, 2 -> 3, 1 -> 3; dropout 0): the same
+# trajectory within float tolerance, because the cursor counts global batches;
+# 2 -> 3 reads the two ranks' optimizer parts into three shards, and the parts
+# (read by torch.load) assemble to the moments one rank saved whole.
 # Usage: exact_resume.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -25,6 +27,7 @@ done
 opts0=(--train.max_steps 12 --train.save_every 4 --model.dropout 0)
 trainer_run w2 2 "${opts0[@]}" || fail "2-rank run" w2.log
 trainer_run w2to1 1 "${opts0[@]}" --resume runs/w2/checkpoints/step_00000004 || fail "2 -> 1" w2to1.log
+trainer_run w2to3 3 "${opts0[@]}" --resume runs/w2/checkpoints/step_00000004 || fail "2 -> 3" w2to3.log
 trainer_run w1 1 "${opts0[@]}" || fail "1-rank run" w1.log
 trainer_run w1to3 3 "${opts0[@]}" --resume runs/w1/checkpoints/step_00000004 || fail "1 -> 3" w1to3.log
 
@@ -50,8 +53,41 @@ for k in (4, 5, 7, 11):
     for step, row in rows(run, "valid.jsonl").items():
         assert row["loss"] == full_valid[step]["loss"], (run, step)
     print(f"resume at step {k}: parameters bitwise equal, {len(got)} logged rows identical")
+
+# Two ranks sharding the update write one optimizer part each; its pieces,
+# put together by their "elements", are the moments one rank saved whole
+# (the same global batches: equal within float tolerance).
+import os
+step4 = "checkpoints/step_00000004"
+files = sorted(f for f in os.listdir(f"runs/w2/{step4}") if f.startswith("optimizer"))
+assert files == ["optimizer-00000-of-00002.pt", "optimizer-00001-of-00002.pt"], files
+whole = torch.load(f"runs/w1/{step4}/optimizer.pt")
+assembled = {}
+for f in files:
+    part = torch.load(f"runs/w2/{step4}/{f}")
+    for name, t in part.items():
+        param, field = name.rsplit(".", 1)
+        if field == "step":
+            assert int(t) == int(whole[name]), name
+        elif field in ("exp_avg", "exp_avg_sq"):
+            begin, end = (int(x) for x in part[param + ".elements"])
+            flat = assembled.setdefault(name, torch.full((whole[name].numel(),), float("nan")))
+            assert flat[begin:end].isnan().all(), f"{name}: elements {begin}..{end} twice"
+            flat[begin:end] = t
+assert sorted(assembled) == sorted(n for n in whole if not n.endswith(".step"))
+worst = 0.0
+for name, flat in assembled.items():
+    expected = whole[name].reshape(-1)
+    assert not flat.isnan().any(), f"{name}: elements missing from the parts"
+    # Summed in another order: relative to the tensor's norm, not elementwise
+    # (an element near zero may differ by more than its own size).
+    difference = ((flat - expected).norm() / expected.norm()).item()
+    worst = max(worst, difference)
+    assert difference < 1e-4, (name, difference)
+print(f"2 ranks' optimizer parts assemble to 1 rank's optimizer.pt (relative difference <= {worst:.1e})")
 PY
 # another world size: float tolerance
 "$python" "$src/tests/trajectory.py" 1e-5 w2 w2to1
+"$python" "$src/tests/trajectory.py" 1e-5 w2 w2to3
 "$python" "$src/tests/trajectory.py" 1e-5 w1 w1to3
 echo "exact resume: OK"

@@ -4,6 +4,7 @@
 // each rank's shard. Every expected value is worked out by hand in the comments.
 #include <gtest/gtest.h>
 
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -129,6 +130,28 @@ TEST(BucketPlan, ShardedBucketsLieEndToEnd) {
   EXPECT_EQ(one_rank.buckets[0].padded_numel, 32);  // 30 -> 32
   EXPECT_EQ(one_rank.buckets[1].padded_numel, 32);  // 20 -> 32
   EXPECT_EQ(shards_of(one_rank.buckets[1]), (Shards{{0, 32}}));
+}
+
+// The same three shards as parameter pieces (param, param_begin, shard_begin,
+// numel): shard 0 = [0, 32) holds p2 whole ([0, 7) at 0) and p1's first 16
+// elements ([16, 32) of the bucket, at 16 of the shard); shard 1 = [32, 64)
+// the rest of p1 (its elements 16..40, bucket 32..56, at 0); shard 2 =
+// [64, 96) p0 whole (bucket 64..70, at 0). The padding (7..16, 56..64,
+// 70..96) belongs to none; each parameter's elements appear exactly once.
+TEST(BucketPlan, ShardsSplitIntoParameterPieces) {
+  const auto params = floats({6, 40, 7});
+  const auto plan = plan_buckets(params, options(1 << 20, 3, true));
+  const auto& bucket = plan.buckets.at(0);
+  using Piece = std::tuple<size_t, int64_t, int64_t, int64_t>;
+  const auto pieces = [&](int r) {
+    std::vector<Piece> found;
+    for (const auto& p : distributed::pieces_in(bucket, bucket.shards[r], params))
+      found.emplace_back(p.param, p.param_begin, p.shard_begin, p.numel);
+    return found;
+  };
+  EXPECT_EQ(pieces(0), (std::vector<Piece>{{2, 0, 0, 7}, {1, 0, 16, 16}}));
+  EXPECT_EQ(pieces(1), (std::vector<Piece>{{1, 16, 0, 24}}));
+  EXPECT_EQ(pieces(2), (std::vector<Piece>{{0, 0, 0, 6}}));
 }
 
 TEST(BucketPlan, NoParametersNoBuckets) {

@@ -165,7 +165,8 @@ class ChooseCheckpoint : public test_util::TempDirTest {
     torch::nn::Linear linear(2, 2);
     torch::optim::Adam adam(linear->parameters(), torch::optim::AdamOptions(0.1));
     checkpoint::Snapshot snapshot;
-    checkpoint::take_snapshot(snapshot, step, *linear, adam, {{"step", step}});
+    checkpoint::take_snapshot(snapshot, step,
+                              checkpoint::whole_checkpoint(*linear, adam, {{"step", step}}));
     return checkpoints().save(snapshot);
   }
   // Damages a checkpoint: model.pt no longer matches its digest.

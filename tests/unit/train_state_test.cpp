@@ -102,7 +102,7 @@ TEST_F(OptimizerState, ResumedAdamContinuesBitwise) {
       copy.parameters()[i].copy_(model.parameters()[i]);
   }
   torch::optim::Adam resumed(copy.parameters(), torch::optim::AdamOptions(0.01));
-  checkpoint::load_optimizer_state(resumed, copy, path);
+  checkpoint::load_optimizer_state(resumed, copy, dir_.string());
   steps(model, adam, 2, 9);
   steps(copy, resumed, 2, 9);
   for (size_t i = 0; i < model.parameters().size(); ++i)
@@ -135,9 +135,10 @@ TEST_F(OptimizerState, AnotherModelIsRefusedByName) {
   checkpoint::save_tensors(checkpoint::optimizer_tensors(adam, model), path);
   torch::nn::Linear other(3, 4);  // names weight/bias, not a.weight/...
   torch::optim::Adam other_adam(other->parameters(), torch::optim::AdamOptions(0.01));
-  test_util::expect_mentions(
-      test_util::error_of([&] { checkpoint::load_optimizer_state(other_adam, *other, path); }),
-      {path, "belongs to no parameter"});
+  test_util::expect_mentions(test_util::error_of([&] {
+                               checkpoint::load_optimizer_state(other_adam, *other, dir_.string());
+                             }),
+                             {path, "belongs to no parameter"});
 }
 
 }  // namespace

@@ -13,8 +13,8 @@ namespace {
 
 // An outcome as the device would leave it: each number distinct, so that one
 // read under another's name shows.
-train::StepOutcome outcome(double preempt, double save_time, double skipped,
-                           double overflowed = 0) {
+train::StepOutcome outcome(double preempt, double save_time, double skipped, double overflowed = 0,
+                           double writing = 0, double failed = 0) {
   train::StepSums sums(torch::kCPU);
   sums.smoothed.fill_(30.5);
   sums.nll.fill_(20.25);
@@ -22,6 +22,8 @@ train::StepOutcome outcome(double preempt, double save_time, double skipped,
   sums.squares.fill_(9);
   sums.preempt.fill_(preempt);
   sums.save_time.fill_(save_time);
+  sums.checkpoint_writing.fill_(writing);
+  sums.checkpoint_failed.fill_(failed);
   const auto scalar = [](double v) { return torch::tensor(v, torch::kDouble); };
   return train::StepOutcome{sums, scalar(3), scalar(skipped), scalar(overflowed), scalar(1024)};
 }
@@ -38,6 +40,8 @@ TEST(StepRecord, EveryNumberUnderItsName) {
   EXPECT_EQ(r.loss_scale, 1024);
   EXPECT_FALSE(r.preempt);
   EXPECT_TRUE(r.save_due);  // raised by 2 ranks
+  EXPECT_FALSE(r.checkpoint_writing);
+  EXPECT_FALSE(r.checkpoint_failed);
 }
 
 TEST(StepRecord, SkippedAndOverflowed) {
@@ -46,13 +50,17 @@ TEST(StepRecord, SkippedAndOverflowed) {
   EXPECT_TRUE(r.overflowed);
   EXPECT_TRUE(r.preempt);
   EXPECT_FALSE(r.save_due);
+  const train::StepResult c = train::StepRecord(9, outcome(0, 0, 0, 0, 3, 1)).read();
+  EXPECT_TRUE(c.checkpoint_writing);  // 3 ranks still writing
+  EXPECT_TRUE(c.checkpoint_failed);
+  EXPECT_FALSE(c.preempt);
 }
 
 TEST(StepRecord, SumsAreViewsOfTheCollectivesBuffer) {
   train::StepSums sums(torch::kCPU);
   sums.nll += 4;
   sums.preempt += 1;
-  EXPECT_EQ(sums.all.sizes(), torch::IntArrayRef({6}));
+  EXPECT_EQ(sums.all.sizes(), torch::IntArrayRef({8}));
   EXPECT_EQ(sums.all.sum().item<double>(), 5);
   sums.all.mul_(2);  // as the allreduce writes it
   EXPECT_EQ(sums.nll.item<double>(), 8);
@@ -87,8 +95,28 @@ TEST_F(Reading, TimedSaveFlagStaysUntilDone) {
   outcomes.queue(train::StepRecord(2, outcome(0, 0, 0)));
   outcomes.settle();
   EXPECT_TRUE(outcomes.agreed().save_time);
-  outcomes.timed_save_done();
+  outcomes.checkpoint_began();
   EXPECT_FALSE(outcomes.agreed().save_time);
+}
+
+// Written: as the last step read since the checkpoint began says (a rank's
+// write, once done, stays done); a failure stays until acted on.
+TEST_F(Reading, CheckpointWrittenAsTheLastStepReadSays) {
+  outcomes.checkpoint_began();
+  EXPECT_FALSE(outcomes.agreed().checkpoint_written);
+  outcomes.queue(train::StepRecord(1, outcome(0, 0, 0, 0, /*writing=*/2)));
+  outcomes.settle();
+  EXPECT_FALSE(outcomes.agreed().checkpoint_written);
+  outcomes.queue(train::StepRecord(2, outcome(0, 0, 0, 0, /*writing=*/0)));
+  outcomes.settle();
+  EXPECT_TRUE(outcomes.agreed().checkpoint_written);
+  outcomes.checkpoint_began();  // the next save
+  EXPECT_FALSE(outcomes.agreed().checkpoint_written);
+  EXPECT_FALSE(outcomes.agreed().checkpoint_failed);
+  outcomes.queue(train::StepRecord(3, outcome(0, 0, 0, 0, 0, /*failed=*/1)));
+  outcomes.queue(train::StepRecord(4, outcome(0, 0, 0)));
+  outcomes.settle();
+  EXPECT_TRUE(outcomes.agreed().checkpoint_failed);
 }
 
 TEST_F(Reading, NonFiniteStepsGoToTheGuardOverflowsDoNot) {

@@ -3,45 +3,113 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <chrono>
 #include <exception>
 #include <utility>
 
 #include "launch/logging.h"
 
 namespace checkpoint {
+namespace {
 
-BackgroundSave::~BackgroundSave() {
-  try {
-    wait();
-  } catch (const std::exception& e) {
-    logging::error("{}", e.what());
-  }
+template <typename T>
+bool ready(const std::shared_future<T>& future) {
+  return future.valid() && future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
-void BackgroundSave::save(int64_t step, const torch::nn::Module& model, torch::optim::Adam& adam,
-                          nlohmann::json state, bool best) {
-  wait();
-  take_snapshot(snapshot_, step, model, adam, std::move(state));
-  writing_ = std::async(std::launch::async, [this, best] {
-    // The preemption signals (train/preemption.h) go to the training thread:
-    // here they would interrupt the writer's system calls (EINTR), failing
-    // the very checkpoint a preemption waits for.
-    sigset_t preemption;
-    sigemptyset(&preemption);
-    sigaddset(&preemption, SIGTERM);
-    sigaddset(&preemption, SIGUSR1);
-    pthread_sigmask(SIG_BLOCK, &preemption, nullptr);
-    const auto begin = std::chrono::steady_clock::now();
-    const std::string dir = checkpoints_.save(snapshot_);
-    if (best) checkpoints_.mark_best(dir);
-    logging::info("checkpoint {} written ({:.1f} s, beside training)", dir,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+// `body` on a thread of its own. The preemption signals (train/preemption.h)
+// go to the training thread: here they would interrupt the writer's system
+// calls (EINTR), failing the very checkpoint a preemption waits for.
+template <typename Body>
+auto on_thread(Body body) {
+  return std::async(std::launch::async,
+                    [body = std::move(body)] {
+                      sigset_t preemption;
+                      sigemptyset(&preemption);
+                      sigaddset(&preemption, SIGTERM);
+                      sigaddset(&preemption, SIGUSR1);
+                      pthread_sigmask(SIG_BLOCK, &preemption, nullptr);
+                      return body();
+                    })
+      .share();
+}
+
+std::shared_future<std::string> already(std::string error) {
+  std::promise<std::string> done;
+  done.set_value(std::move(error));
+  return done.get_future().share();
+}
+
+}  // namespace
+
+BackgroundSave::~BackgroundSave() {
+  if (writing_.valid() && !writing_.get().error.empty()) logging::error("{}", writing_.get().error);
+  if (committing_.valid() && !committing_.get().empty()) logging::error("{}", committing_.get());
+}
+
+void BackgroundSave::save(int64_t step, const CheckpointPart& part, bool best) {
+  finish();
+  launch::on_main(ranks_, [&] { checkpoints_.begin_save(step); });
+  begun_ = std::chrono::steady_clock::now();
+  take_snapshot(snapshot_, step, part);
+  best_ = best;
+  writing_ = on_thread([this] {
+    Written written;
+    try {
+      written.sums = checkpoints_.write_part(snapshot_);
+    } catch (const std::exception& e) {
+      written.error = e.what();
+    }
+    return written;
+  });
+  awaiting_commit_ = true;
+}
+
+bool BackgroundSave::writing() const { return writing_.valid() && !ready(writing_); }
+
+bool BackgroundSave::failed() const {
+  return (ready(writing_) && !writing_.get().error.empty()) ||
+         (ready(committing_) && !committing_.get().empty());
+}
+
+void BackgroundSave::commit() {
+  awaiting_commit_ = false;
+  const Written& mine = writing_.get();
+  const std::vector<std::string> errors = ranks_.gather(mine.error);
+  const std::vector<std::string> sums = ranks_.gather(mine.sums);
+  if (!ranks_.is_main()) return;
+  const int64_t step = snapshot_.step;
+  for (size_t r = 0; r < errors.size(); ++r)
+    if (!errors[r].empty()) {
+      checkpoints_.abandon(step);
+      committing_ =
+          already(ranks_.size() > 1 ? "rank " + std::to_string(r) + ": " + errors[r] : errors[r]);
+      return;
+    }
+  std::string all;
+  for (const auto& lines : sums) all += lines;
+  committing_ = on_thread([this, step, all = std::move(all), best = best_, begun = begun_] {
+    try {
+      const std::string dir = checkpoints_.commit(step, all);
+      if (best) checkpoints_.mark_best(dir);
+      logging::info(
+          "checkpoint {} written ({:.1f} s, beside training)", dir,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
+      return std::string();
+    } catch (const std::exception& e) {
+      checkpoints_.abandon(step);
+      return std::string(e.what());
+    }
   });
 }
 
-void BackgroundSave::wait() {
-  if (writing_.valid()) writing_.get();  // get() leaves it invalid, also when it throws
+void BackgroundSave::finish() {
+  if (awaiting_commit_) commit();
+  std::string failure;
+  if (committing_.valid()) failure = committing_.get();
+  committing_ = {};
+  writing_ = {};
+  failure = ranks_.broadcast(failure);
+  if (!failure.empty()) throw std::runtime_error(failure);
 }
 
 }  // namespace checkpoint

@@ -1,21 +1,33 @@
-// Checkpoints written by a background thread while training goes on, one at
-// a time (as torchtitan's async checkpointing and PyTorch DCP's async_save):
+// Checkpoints written beside training, by every rank in parallel, one save
+// at a time (as torchtitan's async checkpointing and PyTorch DCP's
+// async_save, which also write from every rank):
 //
-//   saver.save(step, model, adam, state, best)   returns once the previous
-//                          write is done, the snapshot taken (snapshot.h) and
-//                          this write started
-//   saver.wait()           the write in flight, done; throws what it threw
+//   saver.save(step, part, best)  collective: the save before it finished
+//                        (finish()), this rank's snapshot taken
+//                        (snapshot.h) and its files started on a thread
+//   saver.writing()      this rank's files of the save in flight are not yet
+//                        on disk (the ranks agree on it in a training step)
+//   saver.failed()       this rank's files failed, or (rank 0) the commit did
+//   saver.commit()       collective, once every rank's files are written:
+//                        rank 0 gathers every rank's checksums or error and
+//                        commits on its thread (SHA256SUMS, rename, `latest`
+//                        last, pruning, `best`)
+//   saver.finish()       collective: the save in flight committed; its
+//                        failure thrown on every rank
 //
-// The directory is written as Checkpoints::save writes it (checksums, fsync,
-// atomic rename, `latest` moved last, pruning), so a failed write leaves the
-// previous checkpoint the `latest`, and its error names the step and the
-// directory. The caller waits before the next save, before a preemption's
-// exit and at the end of training; the destructor waits too (a failure then
-// is logged, as the caller is failing already).
+// Only the snapshot stops training; the collectives are made on the
+// training thread, at step boundaries, so that they never run beside the
+// step's own. A failed write or commit leaves the previous checkpoint the
+// `latest` and its error names the step, the directory and the rank. The
+// destructor waits for this rank's thread (a failure then is logged, as
+// the caller is failing already; the uncommitted directory is a dot-named
+// leftover that the next start removes).
 #pragma once
+#include <chrono>
 #include <future>
 #include <string>
 
+#include "launch/ranks.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/snapshot.h"
 
@@ -23,23 +35,34 @@ namespace checkpoint {
 
 class BackgroundSave {
  public:
-  explicit BackgroundSave(const Checkpoints& checkpoints) : checkpoints_(checkpoints) {}
+  BackgroundSave(const Checkpoints& checkpoints, const launch::Ranks& ranks)
+      : checkpoints_(checkpoints), ranks_(ranks) {}
   ~BackgroundSave();
 
-  // Waits for the write in flight (throwing its error), takes the snapshot
-  // of `model` and `adam` into the buffers the previous one used, then
-  // starts writing it, marked best when `best`.
-  void save(int64_t step, const torch::nn::Module& model, torch::optim::Adam& adam,
-            nlohmann::json state, bool best);
-  void wait();
+  void save(int64_t step, const CheckpointPart& part, bool best);
+  bool writing() const;
+  bool failed() const;
+  bool awaiting_commit() const { return awaiting_commit_; }
+  void commit();
+  void finish();
 
   BackgroundSave(const BackgroundSave&) = delete;
   BackgroundSave& operator=(const BackgroundSave&) = delete;
 
  private:
+  struct Written {
+    std::string sums;   // SHA256SUMS lines of this rank's files
+    std::string error;  // or why they could not be written
+  };
+
   const Checkpoints& checkpoints_;
-  Snapshot snapshot_;          // read by the write in flight, refilled once it is done
-  std::future<void> writing_;  // invalid when none is in flight
+  const launch::Ranks& ranks_;
+  Snapshot snapshot_;  // read by the write in flight, refilled once it is done
+  bool best_ = false;
+  std::chrono::steady_clock::time_point begun_;  // the save's snapshot began
+  bool awaiting_commit_ = false;                 // saved, commit() not yet made
+  std::shared_future<Written> writing_;          // this rank's files
+  std::shared_future<std::string> committing_;   // rank 0: the commit's error, "" if none
 };
 
 }  // namespace checkpoint

@@ -17,6 +17,7 @@
 #include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/utc_time.h"
+#include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 
 namespace checkpoint {
@@ -24,8 +25,6 @@ namespace checkpoint {
 namespace fs = std::filesystem;
 
 namespace {
-
-const char* const kFiles[] = {"model.pt", "optimizer.pt", "state.json"};
 
 std::string step_name(int64_t step) {
   std::ostringstream name;
@@ -55,33 +54,76 @@ Checkpoints::Checkpoints(std::string run_dir, int64_t keep_last)
       keep_last_(std::max<int64_t>(1, keep_last)) {}
 
 std::string Checkpoints::save(const Snapshot& snapshot) const {
-  const int64_t step = snapshot.step;
-  const fs::path final_dir = fs::path(dir_) / step_name(step);
-  const fs::path tmp =
-      fs::path(dir_) / (".tmp-" + step_name(step) + "-" + std::to_string(::getpid()));
+  begin_save(snapshot.step);
   try {
-    fs::create_directories(dir_);
-    fs::remove_all(tmp);
-    fs::create_directory(tmp);
-    save_tensors(snapshot.model, (tmp / "model.pt").string());
-    save_tensors(snapshot.optimizer, (tmp / "optimizer.pt").string());
-    launch::write_file(tmp / "state.json", snapshot.state.dump(2) + "\n");
-    std::string sums;
-    for (const char* file : kFiles) sums += data::sha256_file(tmp / file) + "  " + file + "\n";
-    launch::write_file(tmp / "SHA256SUMS", sums);
-    for (const auto& entry : fs::directory_iterator(tmp)) fsync_path(entry.path());
-    fsync_path(tmp);
-    if (fs::exists(final_dir)) remove_checkpoint(final_dir);  // the same step saved again
-    fs::rename(tmp, final_dir);
-    point_link("latest", final_dir);
+    return commit(snapshot.step, write_part(snapshot));
+  } catch (...) {
+    abandon(snapshot.step);
+    throw;
+  }
+}
+
+fs::path Checkpoints::temporary_of(int64_t step) const {
+  return fs::path(dir_) / (".tmp-" + step_name(step));
+}
+
+template <typename Body>
+auto Checkpoints::naming_the_save(int64_t step, Body&& body) const {
+  try {
+    return body();
   } catch (const std::exception& e) {
-    std::error_code ignored;
-    fs::remove_all(tmp, ignored);
     throw std::runtime_error(
         "saving the checkpoint of step " + std::to_string(step) + " in " + dir_ + " failed (" +
         (list().empty() ? "there is no earlier checkpoint" : "earlier checkpoints are untouched") +
         "): " + e.what());
   }
+}
+
+void Checkpoints::begin_save(int64_t step) const {
+  naming_the_save(step, [&] {
+    fs::create_directories(dir_);
+    fs::remove_all(temporary_of(step));
+    fs::create_directory(temporary_of(step));
+  });
+}
+
+std::string Checkpoints::write_part(const Snapshot& snapshot) const {
+  return naming_the_save(snapshot.step, [&] {
+    const fs::path tmp = temporary_of(snapshot.step);
+    const CheckpointPart& part = snapshot.part;
+    std::vector<std::string> written;
+    if (!part.model.empty()) {
+      save_tensors(part.model, (tmp / "model.pt").string());
+      written.push_back("model.pt");
+    }
+    if (!part.optimizer.name.empty()) {
+      save_tensors(part.optimizer.tensors, (tmp / part.optimizer.name).string());
+      written.push_back(part.optimizer.name);
+    }
+    if (!part.state.is_null()) {
+      launch::write_file(tmp / "state.json", part.state.dump(2) + "\n");
+      written.push_back("state.json");
+    }
+    std::string sums;
+    for (const auto& file : written) {
+      fsync_path(tmp / file);
+      sums += data::sha256_file(tmp / file) + "  " + file + "\n";
+    }
+    return sums;
+  });
+}
+
+std::string Checkpoints::commit(int64_t step, const std::string& sums) const {
+  const fs::path final_dir = fs::path(dir_) / step_name(step);
+  naming_the_save(step, [&] {
+    const fs::path tmp = temporary_of(step);
+    launch::write_file(tmp / "SHA256SUMS", sums);
+    fsync_path(tmp / "SHA256SUMS");
+    fsync_path(tmp);
+    if (fs::exists(final_dir)) remove_checkpoint(final_dir);  // the same step saved again
+    fs::rename(tmp, final_dir);
+    point_link("latest", final_dir);
+  });
 
   // Prune all but the newest keep_last, sparing the best one.
   const std::string best = resolve_link("best");
@@ -89,6 +131,11 @@ std::string Checkpoints::save(const Snapshot& snapshot) const {
   all.erase(std::remove(all.begin(), all.end(), best), all.end());
   for (size_t i = 0; i + keep_last_ < all.size(); ++i) remove_checkpoint(all[i]);
   return final_dir.string();
+}
+
+void Checkpoints::abandon(int64_t step) const {
+  std::error_code ignored;
+  fs::remove_all(temporary_of(step), ignored);
 }
 
 // Out of sight in one rename, then deleted: a reader (evaluate --watch)
@@ -222,7 +269,7 @@ bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
     return false;
   }
   std::string hash, file;
-  int checked = 0;
+  std::vector<std::string> listed;
   while (sums >> hash >> file) {
     const fs::path path = fs::path(checkpoint_dir) / file;
     if (!fs::exists(path)) {
@@ -233,13 +280,21 @@ bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
       *why = path.string() + " does not match its SHA256SUMS entry";
       return false;
     }
-    ++checked;
+    listed.push_back(file);
   }
-  if (checked != static_cast<int>(std::size(kFiles))) {
-    *why = checkpoint_dir + "/SHA256SUMS lists " + std::to_string(checked) + " files, expected " +
-           std::to_string(std::size(kFiles));
+  // Each file a checkpoint needs is listed (a file unlisted is unchecked).
+  const auto unlisted = [&](const std::string& name) {
+    *why = checkpoint_dir + "/SHA256SUMS does not list " + name;
+    return std::count(listed.begin(), listed.end(), name) == 0;
+  };
+  if (unlisted("model.pt") || unlisted("state.json")) return false;
+  try {
+    optimizer_files(listed);
+  } catch (const std::exception& e) {
+    *why = checkpoint_dir + "/SHA256SUMS lists " + e.what();
     return false;
   }
+  why->clear();
   return true;
 }
 

@@ -2,17 +2,22 @@
 //
 //   <run>/checkpoints/step_00012000/
 //       model.pt       weights, a state dict Python's torch.load reads
-//       optimizer.pt   Adam moments and step counts, a state dict too (optimizer_state.h)
+//       optimizer.pt   Adam moments and step counts, a state dict too, or one
+//                      part per rank when the ranks hold shards of them
+//                      (optimizer-00000-of-00004.pt ...: optimizer_state.h)
 //       state.json     step, epoch, data cursor, world size, config, dataset
 //                      hash, validation history, the open log interval
-//       SHA256SUMS     `sha256sum -c` checks the three files above
+//       SHA256SUMS     `sha256sum -c` checks the files above
 //   <run>/checkpoints/latest -> step_00012000   (updated last)
 //   <run>/checkpoints/best   -> the best by validation loss (never pruned)
 //
-// The directory is written under a temporary name (".tmp-..."), every file
-// fsynced, then renamed; a crash or a failed write leaves either the old
+// The directory is written under a temporary name (".tmp-step_..."), every
+// file fsynced, then renamed; a crash or a failed write leaves either the old
 // checkpoints or the new one, never a half-written one that `latest` points
-// to. Dot-named leftovers of a crash are removed by remove_temporaries().
+// to. Several ranks write into the temporary directory, each its own files;
+// rank 0 commits it (SHA256SUMS, rename, `latest`) once all are written
+// (background_save.h). Dot-named leftovers of a crash are removed by
+// remove_temporaries(), which the trainer calls before any rank writes.
 // No random-generator state is saved: dropout masks derive from (seed, step,
 // micro-batch) and data order from (seed, epoch).
 #pragma once
@@ -32,9 +37,20 @@ class Checkpoints {
   explicit Checkpoints(std::string run_dir, int64_t keep_last = 5);
 
   // Writes step_<snapshot.step>, moves `latest` to it, removes all but the
-  // newest keep_last (and the best). A failure throws naming the step and
-  // directory. Safe beside training: it reads only the snapshot.
+  // newest keep_last (and the best): the three steps below in one process.
+  // A failure throws naming the step and directory. Safe beside training:
+  // it reads only the snapshot.
   std::string save(const Snapshot& snapshot) const;
+
+  // A save that several ranks write: rank 0 begins it (an empty temporary
+  // directory for the step), then every rank writes its part of the
+  // snapshot there (its files fsynced; returned: their SHA256SUMS lines),
+  // then rank 0 commits the lines of all (SHA256SUMS, rename, `latest`,
+  // pruning; returned: the directory) or abandons the step's directory.
+  void begin_save(int64_t step) const;
+  std::string write_part(const Snapshot& snapshot) const;
+  std::string commit(int64_t step, const std::string& sums) const;
+  void abandon(int64_t step) const;
 
   void mark_best(const std::string& checkpoint_dir) const;
   void remove_temporaries() const;
@@ -59,6 +75,10 @@ class Checkpoints {
   const std::string& dir() const { return dir_; }
 
  private:
+  std::filesystem::path temporary_of(int64_t step) const;
+  // Runs `body`; its failure becomes one naming the step and the directory.
+  template <typename Body>
+  auto naming_the_save(int64_t step, Body&& body) const;
   void point_link(const std::string& name, const std::filesystem::path& target) const;
   void remove_checkpoint(const std::filesystem::path& checkpoint_dir) const;
   static void remove_leftover(const std::filesystem::path& dir);  // best effort, warns

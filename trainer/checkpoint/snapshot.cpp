@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "trainer/checkpoint/optimizer_state.h"
-
 namespace checkpoint {
 
 namespace {
@@ -37,13 +35,19 @@ void copy_into(NamedTensors& copies, const NamedTensors& live) {
 
 }  // namespace
 
-void take_snapshot(Snapshot& snapshot, int64_t step, const torch::nn::Module& model,
-                   torch::optim::Adam& adam, nlohmann::json state) {
+void take_snapshot(Snapshot& snapshot, int64_t step, const CheckpointPart& live) {
   torch::NoGradGuard no_grad;
   snapshot.step = step;
-  copy_into(snapshot.model, named_state(model));
-  copy_into(snapshot.optimizer, optimizer_tensors(adam, model));
-  snapshot.state = std::move(state);
+  copy_into(snapshot.part.model, live.model);
+  snapshot.part.optimizer.name = live.optimizer.name;
+  copy_into(snapshot.part.optimizer.tensors, live.optimizer.tensors);
+  snapshot.part.state = live.state;
+}
+
+CheckpointPart whole_checkpoint(const torch::nn::Module& model, torch::optim::Adam& adam,
+                                nlohmann::json state) {
+  return {
+      named_state(model), {kWholeOptimizerFile, optimizer_tensors(adam, model)}, std::move(state)};
 }
 
 }  // namespace checkpoint

@@ -1,5 +1,6 @@
 #include "trainer/distributed/bucket_plan.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace distributed {
@@ -70,6 +71,19 @@ BucketPlan plan_buckets(const std::vector<ParameterShape>& params,
     plan.buckets.push_back(std::move(bucket));
   }
   return plan;
+}
+
+std::vector<ShardPiece> pieces_in(const PlannedBucket& bucket, const Range& shard,
+                                  const std::vector<ParameterShape>& params) {
+  std::vector<ShardPiece> pieces;
+  const int64_t shard_end = shard.begin + shard.numel;
+  for (size_t i = 0; i < bucket.params.size(); ++i) {
+    const int64_t begin = bucket.offsets[i], end = begin + params[bucket.params[i]].numel;
+    const int64_t from = std::max(begin, shard.begin), to = std::min(end, shard_end);
+    if (from < to)
+      pieces.push_back({bucket.params[i], from - begin, from - shard.begin, to - from});
+  }
+  return pieces;
 }
 
 }  // namespace distributed

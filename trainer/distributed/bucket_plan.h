@@ -59,4 +59,19 @@ struct BucketPlan {
 BucketPlan plan_buckets(const std::vector<ParameterShape>& params,
                         const BucketPlanOptions& options);
 
+// Part of a parameter inside a shard: the flattened parameter's elements
+// [param_begin, param_begin + numel) lie at [shard_begin, shard_begin + numel)
+// of the shard. What a rank's checkpoint part names (checkpoint/optimizer_state.h).
+struct ShardPiece {
+  size_t param = 0;  // index into the parameter list
+  int64_t param_begin = 0;
+  int64_t shard_begin = 0;
+  int64_t numel = 0;
+};
+
+// The pieces of `bucket`'s parameters inside `shard` (one of bucket.shards),
+// in the bucket's order; padding belongs to none.
+std::vector<ShardPiece> pieces_in(const PlannedBucket& bucket, const Range& shard,
+                                  const std::vector<ParameterShape>& params);
+
 }  // namespace distributed

@@ -288,22 +288,13 @@ std::vector<torch::Tensor> GradSync::to_shards(
   return shards;
 }
 
-std::vector<torch::Tensor> GradSync::from_shards(const std::vector<torch::Tensor>& shards) {
-  if (!options_.shard) throw std::logic_error("GradSync::from_shards: the update is not sharded");
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> per_parameter(params_.size());
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    const Bucket& bucket = buckets_[b];
-    const Range& shard = own_shard(bucket);
-    torch::Tensor flat = torch::empty_like(bucket.flat);
-    flat.narrow(0, shard.begin, shard.numel).copy_(shards.at(b));
-    comm_.allgather_in_place(flat);
-    for (size_t j = 0; j < bucket.layout.params.size(); ++j) {
-      const size_t k = bucket.layout.params[j];
-      per_parameter[k] = place_of(flat, bucket.layout.offsets[j], params_[k]);
-    }
-  }
-  return per_parameter;
+std::vector<std::vector<ShardPiece>> GradSync::shard_pieces() const {
+  if (!options_.shard) throw std::logic_error("GradSync::shard_pieces: the update is not sharded");
+  const std::vector<ParameterShape> shapes = shapes_of(params_);
+  std::vector<std::vector<ShardPiece>> pieces;
+  for (const auto& bucket : buckets_)
+    pieces.push_back(pieces_in(bucket.layout, own_shard(bucket), shapes));
+  return pieces;
 }
 
 GradScale clip_scale(const torch::Tensor& sum_of_squares, const torch::Tensor& divisor,

@@ -77,9 +77,10 @@ class GradSync {
   // Sharded, collective: every rank's updated shards to all ranks.
   void gather_parameters();
   // Sharded: per-parameter tensors (shaped like the parameters, e.g. Adam's
-  // moments) as this rank's shard of each bucket, and back (collective).
+  // moments) as this rank's shard of each bucket.
   std::vector<torch::Tensor> to_shards(const std::vector<torch::Tensor>& per_parameter) const;
-  std::vector<torch::Tensor> from_shards(const std::vector<torch::Tensor>& shards);
+  // Sharded: per bucket, the parameters' pieces in this rank's shard (bucket_plan.h).
+  std::vector<std::vector<ShardPiece>> shard_pieces() const;
 
   // What the last synchronize() saw.
   struct Stats {

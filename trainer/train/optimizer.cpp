@@ -68,7 +68,7 @@ Optimizer::Optimizer(torch::optim::Adam& whole, distributed::GradSync& sync)
     set_moments(*shards_, sync.shard_parameters(),
                 {sync.to_shards(m.exp_avg), sync.to_shards(m.exp_avg_sq), m.step});
   }
-  release_state();
+  whole.state().clear();  // each rank holds its shards' moments only
   adam_ = std::make_unique<AdamStep>(*shards_);
 }
 
@@ -78,16 +78,25 @@ void Optimizer::step(double lr, const torch::Tensor& grad_factor, const torch::T
 
 const char* Optimizer::kernel() const { return name(adam_->kernel()); }
 
-void Optimizer::gather_state() {
+checkpoint::OptimizerFile Optimizer::checkpoint_file(const torch::nn::Module& model, int rank,
+                                                     int world_size) {
   adam_->write_step_counts();
-  if (!shards_ || shards_->state().empty()) return;
+  if (!shards_)
+    return rank == 0 ? checkpoint::OptimizerFile{checkpoint::kWholeOptimizerFile,
+                                                 checkpoint::optimizer_tensors(whole_, model)}
+                     : checkpoint::OptimizerFile{};
+  checkpoint::OptimizerFile part{checkpoint::optimizer_part_name(rank, world_size), {}};
+  if (shards_->state().empty()) return part;  // not stepped yet
+  const auto names = model.named_parameters().keys();
   const Moments m = moments_of(*shards_, sync_.shard_parameters());
-  set_moments(whole_, params_of(whole_),
-              {sync_.from_shards(m.exp_avg), sync_.from_shards(m.exp_avg_sq), m.step});
-}
-
-void Optimizer::release_state() {
-  if (shards_) whole_.state().clear();
+  const auto pieces = sync_.shard_pieces();
+  for (size_t b = 0; b < pieces.size(); ++b)
+    for (const auto& piece : pieces[b])
+      checkpoint::add_moment_piece(part.tensors, names.at(piece.param), piece.param_begin,
+                                   m.exp_avg[b].narrow(0, piece.shard_begin, piece.numel),
+                                   m.exp_avg_sq[b].narrow(0, piece.shard_begin, piece.numel),
+                                   m.step);
+  return part;
 }
 
 }  // namespace train

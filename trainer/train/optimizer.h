@@ -8,18 +8,19 @@
 // over its own shard of every gradient bucket, and holds that shard's moments
 // only (the step then allgathers the parameters: GradSync::gather_parameters).
 //
-// Checkpoints keep one format either way: optimizer.pt is written from and
-// read into `whole`, an Adam over the model's parameters
-// (checkpoint/optimizer_state.h). Sharded, the constructor hands each rank
-// its shard of whatever `whole` holds (a resumed run's moments) and empties
-// it; gather_state() fills it for a save (collective; unsharded too, it brings
-// the step counts the fused kernel keeps on the device into the state),
-// release_state() empties it again.
+// In a checkpoint (checkpoint/optimizer_state.h), unsharded, rank 0 writes
+// every moment (optimizer.pt); sharded, each rank writes the pieces of the
+// parameters its shards hold (its optimizer part), in parallel, without
+// gathering them. Either is read into `whole`, an Adam over the model's
+// parameters, whatever the world size that wrote it: sharded, the
+// constructor hands each rank its shard of what `whole` holds (a resumed
+// run's moments) and empties it.
 #pragma once
 #include <memory>
 
 #include <torch/torch.h>
 
+#include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/distributed/grad_sync.h"
 #include "trainer/train/adam_step.h"
 
@@ -31,8 +32,10 @@ class Optimizer {
   // grad_factor (0-dim float64), skip (0-dim bool): on the parameters' device.
   void step(double lr, const torch::Tensor& grad_factor, const torch::Tensor& skip);
   const char* kernel() const;  // how the update computes (adam_step.h)
-  void gather_state();         // collective when sharded
-  void release_state();
+  // What this rank writes of the state (the live tensors): `model` names the
+  // parameters, in the order the sync was given them.
+  checkpoint::OptimizerFile checkpoint_file(const torch::nn::Module& model, int rank,
+                                            int world_size);
 
  private:
   torch::optim::Adam& whole_;

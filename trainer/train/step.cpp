@@ -30,6 +30,8 @@ enum Field {
   kSquares,
   kPreempt,
   kSaveTime,
+  kCheckpointWriting,
+  kCheckpointFailed,
   kNumSums,
   kNorm = kNumSums,
   kSkipped,
@@ -57,7 +59,9 @@ StepSums::StepSums(const torch::Device& device)
       tokens(all[kTokens]),
       squares(all[kSquares]),
       preempt(all[kPreempt]),
-      save_time(all[kSaveTime]) {}
+      save_time(all[kSaveTime]),
+      checkpoint_writing(all[kCheckpointWriting]),
+      checkpoint_failed(all[kCheckpointFailed]) {}
 
 StepRecord::StepRecord(int64_t step, const StepOutcome& outcome) : step_(step) {
   const torch::Tensor numbers = packed(outcome);  // float64 [kNumFields]
@@ -92,6 +96,8 @@ StepResult StepRecord::read() const {
   r.loss_scale = v[kLossScale];
   r.preempt = v[kPreempt] > 0;
   r.save_due = v[kSaveTime] > 0;
+  r.checkpoint_writing = v[kCheckpointWriting] > 0;
+  r.checkpoint_failed = v[kCheckpointFailed] > 0;
   return r;
 }
 
@@ -138,6 +144,8 @@ StepRecord TrainStep::run(const data::LoadedStep& step, const std::function<Step
   const StepFlags mine = flags();
   if (mine.preempt_requested) sums.preempt += 1.0;
   if (mine.save_time_due) sums.save_time += 1.0;
+  if (mine.checkpoint_writing) sums.checkpoint_writing += 1.0;
+  if (mine.checkpoint_failed) sums.checkpoint_failed += 1.0;
 
   // The global batch: sum over ranks, divide once by its target tokens.
   {

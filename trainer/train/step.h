@@ -5,7 +5,8 @@
 //     reduce-scatters when sharded, the gradient buckets as they fill)
 //   wait for the gradient buckets; allreduce the loss and token sums together
 //     with this rank's part of the gradients' squared norm and the flags
-//     every rank must agree on (preemption, a timed save)
+//     every rank must agree on (preemption, a timed save, the checkpoint
+//     being written in the background)
 //   skip the update if loss or norm is not finite (an fp16 overflow backs
 //     the loss scale off); else an Adam step at the scheduled learning rate
 //     on gradients / target tokens of the whole global batch (exactly once;
@@ -53,16 +54,19 @@ struct StepResult {
   double loss_scale = 1;    // after the step (fp16; else 1)
   bool preempt = false;     // some rank received a preemption signal
   bool save_due = false;    // rank 0's clock says a timed checkpoint is due
+  bool checkpoint_writing = false;  // some rank's files of the save in flight are not on disk yet
+  bool checkpoint_failed = false;   // some rank's write of it, or rank 0's commit, failed
 };
 
 // What every rank adds up in the step's one allreduce: 0-dim float64 views
 // into one buffer, so that a single collective carries them all.
 struct StepSums {
   explicit StepSums(const torch::Device& device);
-  torch::Tensor all;                    // [6]: the collective's buffer
+  torch::Tensor all;                    // [8]: the collective's buffer
   torch::Tensor smoothed, nll, tokens;  // the loss sums and target tokens
   torch::Tensor squares;                // this rank's part of the gradients' squared norm
   torch::Tensor preempt, save_time;     // flags: how many ranks raise them
+  torch::Tensor checkpoint_writing, checkpoint_failed;  // likewise
 };
 
 // The step's outcome on the device: the sums, and what the device decided
@@ -82,7 +86,7 @@ class StepRecord {
 
  private:
   int64_t step_;
-  torch::Tensor host_;  // float64 [10] (step.cpp's Field), page-locked on a GPU's host
+  torch::Tensor host_;  // float64 [12] (step.cpp's Field), page-locked on a GPU's host
   std::shared_ptr<c10::Event> ready_;  // recorded after the copy (GPU only)
 };
 
@@ -90,6 +94,8 @@ class StepRecord {
 struct StepFlags {
   bool preempt_requested = false;
   bool save_time_due = false;
+  bool checkpoint_writing = false;  // checkpoint/background_save.h
+  bool checkpoint_failed = false;
 };
 
 // What the ranks agreed on in the steps read so far (any rank's flag), kept
@@ -97,6 +103,10 @@ struct StepFlags {
 struct AgreedFlags {
   bool preempt = false;    // stop: save, then exit kExitPreempted
   bool save_time = false;  // a timed checkpoint (train/checkpoint_schedule.h)
+  // The save in flight: every rank's files written, as of the last step read
+  // since it began (the commit may go ahead); a write or commit failed.
+  bool checkpoint_written = false;
+  bool checkpoint_failed = false;
 };
 
 class TrainStep {

@@ -29,6 +29,8 @@ void StepOutcomes::read(const StepRecord& record) {
   log_.add(r);
   agreed_.preempt = agreed_.preempt || r.preempt;
   agreed_.save_time = agreed_.save_time || r.save_due;
+  agreed_.checkpoint_written = !r.checkpoint_writing;
+  agreed_.checkpoint_failed = agreed_.checkpoint_failed || r.checkpoint_failed;
 }
 
 }  // namespace train

@@ -22,7 +22,12 @@ class StepOutcomes {
   void queue(StepRecord record);  // reads the one queued before it
   void settle();                  // reads the last one queued, if not yet
   const AgreedFlags& agreed() const { return agreed_; }
-  void timed_save_done() { agreed_.save_time = false; }
+  // A checkpoint began: the timed save is done, and whether its files are
+  // written is asked anew of the steps after it.
+  void checkpoint_began() {
+    agreed_.save_time = false;
+    agreed_.checkpoint_written = false;
+  }
 
  private:
   void read(const StepRecord& record);

@@ -166,7 +166,7 @@ class Trainer {
   // (preemption.h).
   void save(bool best = false);
   void write_checkpoint(bool best);
-  void finish_writing();  // the background write, done on rank 0; its failure fails every rank
+  void finish_writing();              // the save in flight, committed; its failure fails every rank
   void refuse_diverged_parameters();  // throws before a checkpoint of diverged weights
   int stop_preempted();
 
@@ -196,7 +196,7 @@ class Trainer {
   torch::optim::Adam adam_;  // the whole model's: checkpoints hold its state
   const LrSchedule schedule_;
   const checkpoint::Checkpoints checkpoints_;
-  checkpoint::BackgroundSave saver_;  // rank 0's writes of checkpoints_, one at a time
+  checkpoint::BackgroundSave saver_;  // every rank's writes of checkpoints_, one save at a time
   const checkpoint::RunIdentity identity_;
   NumericsGuard guard_;
   PhaseTimer phases_;
@@ -256,7 +256,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                          .eps(cfg.optim.eps)),
       schedule_(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps, cfg.model.d_model),
       checkpoints_(run_dir_.string(), cfg.train.keep_last),
-      saver_(checkpoints_),
+      saver_(checkpoints_, ranks_),
       identity_{process.world_size, cfg.train.accum_steps, data::dataset_id(cfg.data.dir),
                 resolved_toml_},
       guard_(cfg.train.max_nonfinite_steps),
@@ -330,7 +330,7 @@ Trainer::Start Trainer::start_or_resume(const std::string& resume) {
     check_resume_compatible(chosen, saved, resolved_toml_,
                             same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
     checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
-    checkpoint::load_optimizer_state(adam_, model_.module(), chosen + "/optimizer.pt");
+    checkpoint::load_optimizer_state(adam_, model_.module(), chosen);
     start = {resumed.train, chosen_step};
     logging::info(
         "resuming from {} (step {}, epoch {}, batch {} of the epoch; saved by {} ranks "
@@ -453,47 +453,39 @@ void Trainer::save(bool best) {
         state_.step);
 }
 
-// Rank 0 takes a snapshot of the weights and Adam's moments, which a
-// background thread writes while the next steps train
-// (checkpoint/background_save.h): what the save costs the training is the
-// gather of a sharded update's moments and the copy. The write before it is
-// finished first, on every rank alike.
+// Every rank takes a snapshot of what it writes (rank 0 the weights and
+// state, each rank its optimizer file: checkpoint/background_save.h), which
+// a thread writes while the next steps train: what the save costs the
+// training is the copy. The save before it is committed first, on every
+// rank alike; this one is committed once the ranks agree in a step that
+// all its files are written (run()), or at the next save or the end.
 void Trainer::write_checkpoint(bool best) {
   watchdog_.beat(state_.step, "checkpoint");
   finish_writing();
   refuse_diverged_parameters();
-  optimizer_.gather_state();
   state_.loss_scale = loss_scaler_.state();
+  checkpoint::CheckpointPart part;
+  part.optimizer = optimizer_.checkpoint_file(model_.module(), ranks_.rank(), ranks_.size());
   if (ranks_.is_main()) {
     state_.log_window = log_.sums();
-    const auto begin = Clock::now();
-    saver_.save(state_.step, model_.module(), adam_,
-                checkpoint::CheckpointState{state_, identity_}.to_json(), best);
-    logging::info("checkpoint of step {}: snapshot in {:.2f} s, written beside training",
-                  state_.step, seconds_since(begin));
+    part.model = checkpoint::named_state(model_.module());
+    part.state = checkpoint::CheckpointState{state_, identity_}.to_json();
   }
-  optimizer_.release_state();
+  const auto begin = Clock::now();
+  saver_.save(state_.step, part, best);
+  logging::info("checkpoint of step {}: snapshot in {:.2f} s, written beside training", state_.step,
+                seconds_since(begin));
   last_saved_step_ = state_.step;
   save_schedule_.saved(Clock::now());
-  outcomes_.timed_save_done();
+  outcomes_.checkpoint_began();
 }
 
-// Rank 0's write in flight, finished; whether it failed, broadcast, so that
-// a failed checkpoint ends the run on every rank alike (naming the step and
-// the directory, the previous checkpoint still the `latest`) and no rank runs
-// on or exits while it is being written.
+// The save in flight, committed (collective); a failure of any rank's write
+// or of the commit ends the run on every rank alike, naming the step, the
+// directory and the rank, the previous checkpoint still the `latest`.
 void Trainer::finish_writing() {
   watchdog_.beat(state_.step, "checkpoint write");
-  std::string failure;
-  if (ranks_.is_main()) {
-    try {
-      saver_.wait();
-    } catch (const std::exception& e) {
-      failure = e.what();
-    }
-  }
-  failure = ranks_.broadcast(failure);
-  if (!failure.empty()) throw std::runtime_error(ranks_.is_main() ? failure : "rank 0: " + failure);
+  saver_.finish();
 }
 
 // Before a save: weights of a diverged run (diverged_weights.h) end the run
@@ -529,7 +521,8 @@ int Trainer::run() {
   log_setup();
   const auto flags = [&] {  // this rank's, asked just before the step's allreduce
     return StepFlags{signals_.requested(),
-                     ranks_.is_main() && save_schedule_.clock_due(Clock::now())};
+                     ranks_.is_main() && save_schedule_.clock_due(Clock::now()), saver_.writing(),
+                     saver_.failed()};
   };
   model_.module().train();
   const auto start = Clock::now();
@@ -550,6 +543,8 @@ int Trainer::run() {
     state_.cursor = after.cursor;
 
     const int64_t step = state_.step;
+    if (outcomes_.agreed().checkpoint_failed) finish_writing();  // throws on every rank
+    if (saver_.awaiting_commit() && outcomes_.agreed().checkpoint_written) saver_.commit();
     if (log_.due(step)) {
       outcomes_.settle();
       log_.write(state_, schedule_.at(step), phases_.take(), *comm_, device_);
