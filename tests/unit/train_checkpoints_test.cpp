@@ -316,12 +316,12 @@ TEST_F(OptimizerParts, RanksWriteTheirPartsAndRankZeroCommits) {
   add(rank0.optimizer.tensors, "weight", 0, 4);
   add(rank1.optimizer.tensors, "weight", 4, 6);
   add(rank1.optimizer.tensors, "bias", 0, 2);
-  c.begin_save(7);
+  const std::string tmp = c.begin_save(7);
   checkpoint::Snapshot s0, s1;
   checkpoint::take_snapshot(s0, 7, rank0);
   checkpoint::take_snapshot(s1, 7, rank1);
-  const std::string sums = c.write_part(s0) + c.write_part(s1);
-  const std::string dir = c.commit(7, sums);
+  const std::string sums = c.write_part(s0, tmp) + c.write_part(s1, tmp);
+  const std::string dir = c.commit(7, tmp, sums);
   EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000007");
 
   std::string why;
@@ -331,6 +331,13 @@ TEST_F(OptimizerParts, RanksWriteTheirPartsAndRankZeroCommits) {
   for (const char* file : {"optimizer-00000-of-00002.pt: OK", "optimizer-00001-of-00002.pt: OK",
                            "model.pt: OK", "state.json: OK"})
     EXPECT_NE(check.output.find(file), std::string::npos) << check.output;
+
+  // A stray optimizer file, which loading would read, fails verification.
+  checkpoint::save_tensors({}, dir + "/" + checkpoint::optimizer_part_name(2, 3));
+  std::string stray;
+  EXPECT_FALSE(checkpoint::verify_checkpoint(dir, &stray));
+  expect_mentions(stray, {dir + " holds optimizer parts of 2 and of 3 ranks"});
+  fs::remove(dir + "/" + checkpoint::optimizer_part_name(2, 3));
 
   torch::nn::Linear weights(3, 2);
   torch::optim::Adam adam(weights->parameters(), torch::optim::AdamOptions(1e-3));
@@ -346,8 +353,8 @@ TEST_F(OptimizerParts, RanksWriteTheirPartsAndRankZeroCommits) {
 }
 
 // Parts that do not make the whole: a missing part, a gap, an overlap, a
-// piece beyond its parameter, and differing step counts are each refused
-// naming the directory or the file and the parameter.
+// piece beyond its parameter, a parameter in no part, and differing step
+// counts are each refused naming the directory or the file and the parameter.
 TEST_F(OptimizerParts, PartsThatDoNotCoverEachParameterOnceAreRefused) {
   write_parts(dir_ / "whole");
   torch::nn::Linear weights(3, 2);
@@ -372,6 +379,13 @@ TEST_F(OptimizerParts, PartsThatDoNotCoverEachParameterOnceAreRefused) {
   const std::string beyond_part = (dir_ / "beyond" / checkpoint::kWholeOptimizerFile).string();
   checkpoint::save_tensors(beyond, beyond_part);
   expect_mentions(load_error(dir_ / "beyond"), {beyond_part, "'bias'", "does not fit"});
+
+  write_parts(dir_ / "no-bias");
+  checkpoint::NamedTensors weight_only;
+  add(weight_only, "weight", 4, 6);
+  checkpoint::save_tensors(weight_only,
+                           (dir_ / "no-bias" / checkpoint::optimizer_part_name(1, 2)).string());
+  expect_mentions(load_error(dir_ / "no-bias"), {(dir_ / "no-bias").string(), "none of 'bias'"});
 
   write_parts(dir_ / "steps");
   checkpoint::NamedTensors later;

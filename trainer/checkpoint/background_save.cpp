@@ -48,14 +48,15 @@ BackgroundSave::~BackgroundSave() {
 
 void BackgroundSave::save(int64_t step, const CheckpointPart& part, bool best) {
   finish();
-  launch::on_main(ranks_, [&] { checkpoints_.begin_save(step); });
+  launch::on_main(ranks_, [&] { tmp_ = checkpoints_.begin_save(step); });
+  tmp_ = ranks_.broadcast(tmp_);
   begun_ = std::chrono::steady_clock::now();
   take_snapshot(snapshot_, step, part);
   best_ = best;
   writing_ = on_thread([this] {
     Written written;
     try {
-      written.sums = checkpoints_.write_part(snapshot_);
+      written.sums = checkpoints_.write_part(snapshot_, tmp_);
     } catch (const std::exception& e) {
       written.error = e.what();
     }
@@ -77,26 +78,26 @@ void BackgroundSave::commit() {
   const std::vector<std::string> errors = ranks_.gather(mine.error);
   const std::vector<std::string> sums = ranks_.gather(mine.sums);
   if (!ranks_.is_main()) return;
-  const int64_t step = snapshot_.step;
   for (size_t r = 0; r < errors.size(); ++r)
     if (!errors[r].empty()) {
-      checkpoints_.abandon(step);
+      checkpoints_.abandon(tmp_);
       committing_ =
           already(ranks_.size() > 1 ? "rank " + std::to_string(r) + ": " + errors[r] : errors[r]);
       return;
     }
   std::string all;
   for (const auto& lines : sums) all += lines;
-  committing_ = on_thread([this, step, all = std::move(all), best = best_, begun = begun_] {
+  committing_ = on_thread([this, step = snapshot_.step, tmp = tmp_, all = std::move(all),
+                           best = best_, begun = begun_] {
     try {
-      const std::string dir = checkpoints_.commit(step, all);
+      const std::string dir = checkpoints_.commit(step, tmp, all);
       if (best) checkpoints_.mark_best(dir);
       logging::info(
           "checkpoint {} written ({:.1f} s, beside training)", dir,
           std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
       return std::string();
     } catch (const std::exception& e) {
-      checkpoints_.abandon(step);
+      checkpoints_.abandon(tmp);
       return std::string(e.what());
     }
   });

@@ -58,6 +58,7 @@ class BackgroundSave {
   const Checkpoints& checkpoints_;
   const launch::Ranks& ranks_;
   Snapshot snapshot_;  // read by the write in flight, refilled once it is done
+  std::string tmp_;    // the save's temporary directory, rank 0's choice
   bool best_ = false;
   std::chrono::steady_clock::time_point begun_;  // the save's snapshot began
   bool awaiting_commit_ = false;                 // saved, commit() not yet made

@@ -54,17 +54,13 @@ Checkpoints::Checkpoints(std::string run_dir, int64_t keep_last)
       keep_last_(std::max<int64_t>(1, keep_last)) {}
 
 std::string Checkpoints::save(const Snapshot& snapshot) const {
-  begin_save(snapshot.step);
+  const std::string tmp = begin_save(snapshot.step);
   try {
-    return commit(snapshot.step, write_part(snapshot));
+    return commit(snapshot.step, tmp, write_part(snapshot, tmp));
   } catch (...) {
-    abandon(snapshot.step);
+    abandon(tmp);
     throw;
   }
-}
-
-fs::path Checkpoints::temporary_of(int64_t step) const {
-  return fs::path(dir_) / (".tmp-" + step_name(step));
 }
 
 template <typename Body>
@@ -79,17 +75,24 @@ auto Checkpoints::naming_the_save(int64_t step, Body&& body) const {
   }
 }
 
-void Checkpoints::begin_save(int64_t step) const {
+// The name holds the process and a count: a leftover of a crashed job (which
+// a reader's open file may keep from removal, or a rank of that job still
+// shutting down may write into) is never the directory of a later save.
+std::string Checkpoints::begin_save(int64_t step) const {
+  static std::atomic<int> saves{0};
+  const fs::path tmp =
+      fs::path(dir_) / (".tmp-" + step_name(step) + "-" + std::to_string(::getpid()) + "-" +
+                        std::to_string(++saves));
   naming_the_save(step, [&] {
     fs::create_directories(dir_);
-    fs::remove_all(temporary_of(step));
-    fs::create_directory(temporary_of(step));
+    fs::create_directory(tmp);
   });
+  return tmp.string();
 }
 
-std::string Checkpoints::write_part(const Snapshot& snapshot) const {
+std::string Checkpoints::write_part(const Snapshot& snapshot, const std::string& tmp_dir) const {
   return naming_the_save(snapshot.step, [&] {
-    const fs::path tmp = temporary_of(snapshot.step);
+    const fs::path tmp(tmp_dir);
     const CheckpointPart& part = snapshot.part;
     std::vector<std::string> written;
     if (!part.model.empty()) {
@@ -109,14 +112,18 @@ std::string Checkpoints::write_part(const Snapshot& snapshot) const {
       fsync_path(tmp / file);
       sums += data::sha256_file(tmp / file) + "  " + file + "\n";
     }
+    // This rank's entries too: on some parallel file systems rank 0's
+    // fsync of the directory does not cover what other clients created.
+    fsync_path(tmp);
     return sums;
   });
 }
 
-std::string Checkpoints::commit(int64_t step, const std::string& sums) const {
+std::string Checkpoints::commit(int64_t step, const std::string& tmp_dir,
+                                const std::string& sums) const {
   const fs::path final_dir = fs::path(dir_) / step_name(step);
   naming_the_save(step, [&] {
-    const fs::path tmp = temporary_of(step);
+    const fs::path tmp(tmp_dir);
     launch::write_file(tmp / "SHA256SUMS", sums);
     fsync_path(tmp / "SHA256SUMS");
     fsync_path(tmp);
@@ -133,9 +140,9 @@ std::string Checkpoints::commit(int64_t step, const std::string& sums) const {
   return final_dir.string();
 }
 
-void Checkpoints::abandon(int64_t step) const {
+void Checkpoints::abandon(const std::string& tmp) const {
   std::error_code ignored;
-  fs::remove_all(temporary_of(step), ignored);
+  fs::remove_all(tmp, ignored);
 }
 
 // Out of sight in one rename, then deleted: a reader (evaluate --watch)
@@ -253,7 +260,7 @@ std::string Checkpoints::resolve(const std::string& which) const {
   if (fs::exists(which) && !fs::is_directory(which))
     throw std::runtime_error(which +
                              " is a file, not a checkpoint directory (one holds model.pt, "
-                             "optimizer.pt, state.json and SHA256SUMS, e.g. " +
+                             "optimizer.pt or parts, state.json and SHA256SUMS, e.g. " +
                              example + ")");
   if (!fs::is_directory(which))
     throw std::runtime_error("checkpoint directory " + which +
@@ -288,10 +295,24 @@ bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
     return std::count(listed.begin(), listed.end(), name) == 0;
   };
   if (unlisted("model.pt") || unlisted("state.json")) return false;
+  std::vector<std::string> optimizer;
   try {
-    optimizer_files(listed);
+    optimizer = optimizer_files(listed);
   } catch (const std::exception& e) {
     *why = checkpoint_dir + "/SHA256SUMS lists " + e.what();
+    return false;
+  }
+  // Loading reads the optimizer files there are: they must be the ones listed.
+  std::vector<std::string> present;
+  for (const auto& entry : fs::directory_iterator(checkpoint_dir))
+    present.push_back(entry.path().filename().string());
+  try {
+    if (optimizer_files(present) != optimizer) {
+      *why = checkpoint_dir + " holds optimizer files that SHA256SUMS does not list";
+      return false;
+    }
+  } catch (const std::exception& e) {
+    *why = checkpoint_dir + " holds " + e.what();
     return false;
   }
   why->clear();

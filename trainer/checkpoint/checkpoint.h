@@ -11,7 +11,7 @@
 //   <run>/checkpoints/latest -> step_00012000   (updated last)
 //   <run>/checkpoints/best   -> the best by validation loss (never pruned)
 //
-// The directory is written under a temporary name (".tmp-step_..."), every
+// The directory is written under a temporary name (".tmp-step_...-<pid>-<n>"), every
 // file fsynced, then renamed; a crash or a failed write leaves either the old
 // checkpoints or the new one, never a half-written one that `latest` points
 // to. Several ranks write into the temporary directory, each its own files;
@@ -42,15 +42,16 @@ class Checkpoints {
   // it reads only the snapshot.
   std::string save(const Snapshot& snapshot) const;
 
-  // A save that several ranks write: rank 0 begins it (an empty temporary
-  // directory for the step), then every rank writes its part of the
-  // snapshot there (its files fsynced; returned: their SHA256SUMS lines),
-  // then rank 0 commits the lines of all (SHA256SUMS, rename, `latest`,
-  // pruning; returned: the directory) or abandons the step's directory.
-  void begin_save(int64_t step) const;
-  std::string write_part(const Snapshot& snapshot) const;
-  std::string commit(int64_t step, const std::string& sums) const;
-  void abandon(int64_t step) const;
+  // A save that several ranks write: rank 0 begins it (a new temporary
+  // directory for the step, of a name no other save uses: returned), then
+  // every rank writes its part of the snapshot there (its files fsynced;
+  // returned: their SHA256SUMS lines), then rank 0 commits the lines of all
+  // (SHA256SUMS, rename, `latest`, pruning; returned: the directory) or
+  // abandons the temporary directory.
+  std::string begin_save(int64_t step) const;
+  std::string write_part(const Snapshot& snapshot, const std::string& tmp) const;
+  std::string commit(int64_t step, const std::string& tmp, const std::string& sums) const;
+  void abandon(const std::string& tmp) const;
 
   void mark_best(const std::string& checkpoint_dir) const;
   void remove_temporaries() const;
@@ -75,7 +76,6 @@ class Checkpoints {
   const std::string& dir() const { return dir_; }
 
  private:
-  std::filesystem::path temporary_of(int64_t step) const;
   // Runs `body`; its failure becomes one naming the step and the directory.
   template <typename Body>
   auto naming_the_save(int64_t step, Body&& body) const;

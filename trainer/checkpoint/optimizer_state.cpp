@@ -185,8 +185,16 @@ void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module
   }
   auto& states = optimizer.state();
   states.clear();
+  const bool parts = files.front() != kWholeOptimizerFile;
   for (const auto& p : params) {
     const auto it = found.find(p.key());
+    // Adam steps every parameter or none (GradSync gives each a gradient):
+    // parts that hold some but not this one lost it.
+    if (it == found.end() && parts && !found.empty() && p.value().numel() > 0)
+      throw std::runtime_error(checkpoint_dir +
+                               ": the optimizer parts hold moments of other "
+                               "parameters but none of '" +
+                               p.key() + "'");
     if (it == found.end()) continue;  // not stepped yet
     Assembly& a = it->second;
     check_covered(a, p.value().numel(), checkpoint_dir, p.key());

@@ -461,6 +461,7 @@ void Trainer::save(bool best) {
 // all its files are written (run()), or at the next save or the end.
 void Trainer::write_checkpoint(bool best) {
   watchdog_.beat(state_.step, "checkpoint");
+  outcomes_.settle();  // no step from before this save may say its files are written
   finish_writing();
   refuse_diverged_parameters();
   state_.loss_scale = loss_scaler_.state();
