@@ -8,13 +8,19 @@
 // sentences/s and generated target tokens/s (beam: tokens of the answers).
 //
 //   build/bench/decode_bench [size=base|small] [sentences=64] [src_len=24] [batch_sentences=32]
-//   [extra=0]
-//                            [threads=all cores]
+//                            [extra=0] [threads=all cores] [trace=FILE]
+//
+// With a trace file, each decoder's run is also recorded by LibTorch's
+// profiler (a Chrome trace per decoder, FILE.greedy.json and FILE.beam4.json:
+// every ATen operation with its time), which the per-step figures of
+// docs/performance.md are summed from.
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
 
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
 #include "trainer/eval/decode.h"
@@ -48,6 +54,7 @@ int main(int argc, char** argv) {
   const int64_t extra = argc > 5 ? std::stoll(argv[5]) : 0;
   torch::set_num_threads(argc > 6 ? std::stoi(argv[6])
                                   : static_cast<int>(std::thread::hardware_concurrency()));
+  const std::string trace_file = argc > 7 ? argv[7] : "";
   torch::manual_seed(1);
   const model::ModelConfig config = config_of(size);
   model::EncoderDecoder model(config);
@@ -67,6 +74,10 @@ int main(int argc, char** argv) {
     options.beam = beam;
     options.max_extra_len = extra;
     double tokens = 0;
+    std::unique_ptr<torch::autograd::profiler::RecordProfile> trace;
+    if (!trace_file.empty())
+      trace = std::make_unique<torch::autograd::profiler::RecordProfile>(
+          trace_file + (beam == 1 ? ".greedy.json" : ".beam4.json"));
     const auto start = Clock::now();
     for (int64_t first = 0; first < sentences; first += batch) {
       const auto src = sources.slice(0, first, std::min(first + batch, sentences));
@@ -74,6 +85,7 @@ int main(int argc, char** argv) {
         tokens += static_cast<double>(h.size());
     }
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    trace.reset();
     std::printf("| %s | %.1f | %.0f | %.1f |\n", beam == 1 ? "greedy" : "beam 4, alpha 0.6",
                 static_cast<double>(sentences) / s, tokens / s, s);
   }

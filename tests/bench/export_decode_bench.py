@@ -4,7 +4,8 @@ with `threads` threads, batches of about the same size as evaluate's. Prints one
 JSON line per row: {"system", "sentences", "tokens", "seconds"} (tokens: the
 hypotheses' tokens, eos excluded).
 
-Usage: export_decode_bench.py DATA_DIR CT2_DIR HF_DIR THREADS BATCH_TOKENS
+Usage: export_decode_bench.py DATA_DIR CT2_DIR HF_DIR THREADS BATCH_TOKENS MAX_EXTRA
+(HF_DIR "-": no transformers rows; MAX_EXTRA: evaluate's --max-extra-len).
 """
 import json
 import sys
@@ -22,7 +23,7 @@ transformers.logging.set_verbosity_error()  # max_new_tokens over the export's m
 data, ct2_dir, hf_dir = (Path(a) for a in sys.argv[1:4])
 threads, batch_tokens = int(sys.argv[4]), int(sys.argv[5])
 torch.set_num_threads(threads)
-MAX_EXTRA = 50  # evaluate's default --max-extra-len
+MAX_EXTRA = int(sys.argv[6])  # evaluate's --max-extra-len
 
 manifest = json.loads((data / "manifest.json").read_text())
 sources = []
@@ -83,4 +84,5 @@ def bench_hf(beam):
 for beam in (1, 4):
     bench_ct2("float32", beam)
     bench_ct2("int8", beam)
-    bench_hf(beam)
+    if str(hf_dir) != "-":
+        bench_hf(beam)

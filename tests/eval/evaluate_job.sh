@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The evaluation job on a tiny trained run: -np 2 output identical to -np 1,
+# The evaluation job on a tiny trained run: -np 2 output identical to -np 1
+# (its decode_seconds within its seconds),
 # beam 1 identical to greedy, checkpoint averaging against the mean computed
 # by Python's torch, translate from stdin against the split's hypotheses, and
 # bad input (missing split, a dataset the checkpoint does not fit, empty input,
@@ -33,6 +34,9 @@ assert a["num_examples"] == b["num_examples"] == 60, (a["num_examples"], b["num_
 assert (a["ranks"], b["ranks"]) == (1, 2)
 for key in ("loss", "nll", "ppl", "exact_match"):
     assert a[key] == b[key], (key, a[key], b[key])
+# The decoding's own time: part of the whole scoring's, on each rank count.
+for r in (a, b):
+    assert 0 < r["decode_seconds"] < r["seconds"], (r["decode_seconds"], r["seconds"])
 PY
   cp one/hypotheses.txt "hyps${decode// /}.txt"
 done

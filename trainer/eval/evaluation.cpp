@@ -1,5 +1,6 @@
 #include "trainer/eval/evaluation.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -38,11 +39,13 @@ std::vector<json> predict(EvalModel& m, const data::Batch& batch, const DecodeOp
 }
 
 // This rank's share: {"batches": [[i, smoothed, nll, count], ...],
-//                     "outputs": [[example index, prediction], ...]}
+//                     "outputs": [[example index, prediction], ...],
+//                     "predict_seconds": its time in predict()}
 json score_batches(EvalModel& m, const data::Dataset& dataset,
                    const std::vector<data::GlobalBatch>& batches, const EvalOptions& options,
                    int rank, int world) {
   json mine = {{"batches", json::array()}, {"outputs", json::array()}};
+  double predict_seconds = 0;
   int64_t share = 0;  // examples in this rank's batches
   for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(world))
     share += static_cast<int64_t>(batches[i].size());
@@ -55,11 +58,15 @@ json score_batches(EvalModel& m, const data::Dataset& dataset,
     const task::LossSums sums = m.objective->loss(batch);
     mine["batches"].push_back(
         {i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens.item<int64_t>()});
+    const auto begin = std::chrono::steady_clock::now();
     const auto predictions = predict(m, batch, options.decode);
+    predict_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     for (size_t b = 0; b < predictions.size(); ++b)
       mine["outputs"].push_back({batches[i][b], predictions[b]});
     progress.advance(static_cast<int64_t>(predictions.size()));
   }
+  mine["predict_seconds"] = predict_seconds;
   return mine;
 }
 
@@ -114,8 +121,10 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
   // Sums in batch order, outputs in input order: the same for any number of ranks.
   std::vector<std::array<double, 3>> per_batch(batches.size());
   std::vector<json> outputs(static_cast<size_t>(dataset.size()));
+  double predict_seconds = 0;  // the slowest rank's
   for (const auto& text : gathered) {
     const json part = json::parse(text);
+    predict_seconds = std::max(predict_seconds, part["predict_seconds"].get<double>());
     for (const auto& b : part["batches"])
       per_batch[b[0].get<size_t>()] = {b[1].get<double>(), b[2].get<double>(), b[3].get<double>()};
     for (const auto& o : part["outputs"]) outputs[o[0].get<size_t>()] = o[1];
@@ -136,6 +145,7 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
                   {"ppl", std::exp(nll / count)},
                   {"ranks", ranks.size()},
                   {"seconds", seconds},
+                  {"decode_seconds", predict_seconds},
                   {"sentences_per_s", static_cast<double>(dataset.size()) / seconds}};
   results.update(m.classification() ? classification_report(m, dataset, outputs, lines)
                                     : seq2seq_report(m, dataset, outputs, options, lines));
