@@ -4,8 +4,10 @@ with `threads` threads, batches of about the same size as evaluate's. Prints one
 JSON line per row: {"system", "sentences", "tokens", "seconds"} (tokens: the
 hypotheses' tokens, eos excluded).
 
-Usage: export_decode_bench.py DATA_DIR CT2_DIR HF_DIR THREADS BATCH_TOKENS MAX_EXTRA
-(HF_DIR "-": no transformers rows; MAX_EXTRA: evaluate's --max-extra-len).
+Usage: export_decode_bench.py DATA_DIR CT2_DIR HF_DIR THREADS BATCH_TOKENS MAX_EXTRA [ONLY]
+(HF_DIR "-": no transformers rows; MAX_EXTRA: evaluate's --max-extra-len; ONLY: one
+row, ct2-float32-1, ct2-int8-4, hf-1 ..., so that a process measures one system's
+memory: torch and transformers are imported for transformers' rows only).
 """
 import json
 import sys
@@ -14,16 +16,11 @@ from pathlib import Path
 
 import ctranslate2
 import h5py
-import torch
-import transformers
-from transformers import MarianMTModel
-
-transformers.logging.set_verbosity_error()  # max_new_tokens over the export's max_length is meant
 
 data, ct2_dir, hf_dir = (Path(a) for a in sys.argv[1:4])
 threads, batch_tokens = int(sys.argv[4]), int(sys.argv[5])
-torch.set_num_threads(threads)
 MAX_EXTRA = int(sys.argv[6])  # evaluate's --max-extra-len
+ONLY = sys.argv[7] if len(sys.argv) > 7 else None
 
 manifest = json.loads((data / "manifest.json").read_text())
 sources = []
@@ -66,6 +63,12 @@ def bench_ct2(compute_type, beam):
 
 
 def bench_hf(beam):
+    import torch
+    import transformers
+    from transformers import MarianMTModel
+
+    transformers.logging.set_verbosity_error()  # max_new_tokens over the export's max_length is meant
+    torch.set_num_threads(threads)
     model = MarianMTModel.from_pretrained(hf_dir).eval()
     start, tokens = time.perf_counter(), 0
     for batch in batches():
@@ -82,7 +85,8 @@ def bench_hf(beam):
 
 
 for beam in (1, 4):
-    bench_ct2("float32", beam)
-    bench_ct2("int8", beam)
-    if str(hf_dir) != "-":
+    for compute_type in ("float32", "int8"):
+        if ONLY in (None, f"ct2-{compute_type}-{beam}"):
+            bench_ct2(compute_type, beam)
+    if str(hf_dir) != "-" and ONLY in (None, f"hf-{beam}"):
         bench_hf(beam)

@@ -24,6 +24,9 @@
 #   tests/bench/export_decode_bench.sh        (BUILD_DIR=build SIZE=small THREADS=1 STEPS=800
 #                                              SENTENCES=500 EXTRA=50 HF=1)
 #
+# Each system runs in a process of its own, whose peak RSS is printed beside
+# its speed (evaluate's: the whole job, model and loss pass included).
+#
 # evaluate's time is its results.json "decode_seconds": the split's decoding
 # (encoder included) without start-up and without the teacher-forced pass for
 # the loss, which is printed beside it ("seconds" holds both); the others' is
@@ -82,22 +85,35 @@ for format in "${formats[@]}"; do
     --evaluate "$build/bin/evaluate" > $format.log 2>&1 || { tail $format.log; exit 1; }
 done
 
+# peak <file> <command...>: the command's peak RSS (KiB, getrusage of the child) into <file>.
+peak() {
+  "$py" -c 'import resource, subprocess, sys; code = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); sys.exit(code)' "$@"
+}
+
 {
   for beam in 1 4; do
-    "$build/bin/evaluate" --run runs/bench --threads "$threads" --batch-tokens "$batch_tokens" --beam $beam \
+    peak eval$beam.peak "$build/bin/evaluate" --run runs/bench --threads "$threads" --batch-tokens "$batch_tokens" --beam $beam \
       --length-penalty 0 --max-extra-len "$extra" --out eval$beam > /dev/null 2> eval$beam.log || { tail eval$beam.log >&2; exit 1; }
     "$py" - eval$beam $beam <<'PY'
 import json, sys
 r = json.load(open(f"{sys.argv[1]}/results.json"))
+peak_mib = int(open(f"{sys.argv[1]}.peak").read()) / 1024
 hyps = open(f"{sys.argv[1]}/hypotheses.txt").read().split("\n")[:-1]
 print(json.dumps({"system": f"evaluate, {'greedy' if sys.argv[2] == '1' else 'beam 4'}", "sentences": len(hyps),
                   "tokens": sum(len(h.split()) for h in hyps), "seconds": r["decode_seconds"],
-                  "with_loss_seconds": r["seconds"],
+                  "with_loss_seconds": r["seconds"], "peak_mib": peak_mib,
                   "exact_match": r["exact_match"]}))
 PY
   done
-  "$py" "$src/tests/bench/export_decode_bench.py" data ct2 "$([ "$hf" = 1 ] && echo hf || echo -)" \
-    "$threads" "$batch_tokens" "$extra"
+  # One process per system, so that each one's peak RSS is its own.
+  systems=(ct2-float32-1 ct2-int8-1 ct2-float32-4 ct2-int8-4); [ "$hf" = 1 ] && systems+=(hf-1 hf-4)
+  for system in "${systems[@]}"; do
+    peak $system.peak "$py" "$src/tests/bench/export_decode_bench.py" data ct2 \
+      "$([ "$hf" = 1 ] && echo hf || echo -)" "$threads" "$batch_tokens" "$extra" $system > $system.row
+    "$py" -c 'import json, sys; r = json.loads(open(sys.argv[1]).read())
+r["peak_mib"] = int(open(sys.argv[2]).read()) / 1024; print(json.dumps(r))' $system.row $system.peak
+  done
 } > rows.jsonl
 
 echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) at the end, $(date '+%F %T')."
@@ -114,10 +130,10 @@ print(f"evaluate's exact match: greedy {base[1]['exact_match']:.3f}, beam 4 {bas
       f"its whole scoring with the loss's pass: greedy {base[1]['with_loss_seconds']:.2f} s, "
       f"beam 4 {base[4]['with_loss_seconds']:.2f} s (decoding alone: {base[1]['seconds']:.2f} s, "
       f"{base[4]['seconds']:.2f} s).\n")
-print("| decoder | sentences/s | target tokens/s | × evaluate |")
-print("|---|---|---|---|")
+print("| decoder | sentences/s | target tokens/s | × evaluate | peak RSS MiB (its process) |")
+print("|---|---|---|---|---|")
 for r in rows:
     ref = base[4 if "beam" in r["system"] else 1]
     print(f"| {r['system']} | {r['sentences'] / r['seconds']:.1f} | {r['tokens'] / r['seconds']:.0f} | "
-          f"{ref['seconds'] / r['seconds']:.2f}× |")
+          f"{ref['seconds'] / r['seconds']:.2f}× | {r['peak_mib']:.0f} |")
 PY
