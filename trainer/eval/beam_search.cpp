@@ -46,28 +46,31 @@ Beams first_beams(int64_t batch, int64_t K, int64_t bos) {
   return beams;
 }
 
-// 2. One decoder step: log p of every live hypothesis extended by every token,
-// [n, K × V] (column k × V + v: beam k, then token v).
-torch::Tensor extension_log_probs(DecoderState& state, const Beams& beams) {
+// 2. One decoder step, and 3. the candidates: each sentence's 2K most likely
+// extensions, best first (the length penalty applies to finished hypotheses
+// only, in step 5). They hold at least K that do not end, as a hypothesis has
+// one eos extension. A beam's extensions all add its own log p, so the
+// sentence's best 2K are among each beam's best 2K tokens: each row of the
+// decoder's [n × K, V] is cut to its best 2K first, and only [n, K × 2K] are
+// scored and ranked (as CTranslate2 does), not [n, K × V].
+std::vector<std::vector<Extension>> candidates(DecoderState& state, const Beams& beams) {
   const int64_t n = beams.log_probs.size(0), K = beams.log_probs.size(1);
   const auto next = state.next_log_probs(beams.prefixes).cpu();  // [n × K, V]
-  const int64_t V = next.size(1);
-  return (beams.log_probs.unsqueeze(2) + next.view({n, K, V})).view({n, K * V});
-}
-
-// 3. The candidates: each sentence's 2K most likely extensions, best first
-// (the length penalty applies to finished hypotheses only, in step 5). They
-// hold at least K that do not end, as a hypothesis has one eos extension.
-std::vector<std::vector<Extension>> candidates(const torch::Tensor& log_probs, int64_t K) {
-  const int64_t n = log_probs.size(0), V = log_probs.size(1) / K;
-  const auto [top_log_probs, top_columns] = log_probs.topk(std::min(2 * K, K * V), 1);  // [n, 2K]
+  const int64_t best = std::min(2 * K, next.size(1));
+  const auto [row_log_probs, row_tokens] = next.topk(best, 1);  // [n × K, best]
+  const auto scored =  // log p(prefix, token | X), column k × best + j: beam k, its j-th token
+      (beams.log_probs.unsqueeze(2) + row_log_probs.view({n, K, best})).view({n, K * best});
+  const auto [top_log_probs, top_columns] = scored.topk(std::min(2 * K, K * best), 1);  // [n, 2K]
   const auto top_log_prob = top_log_probs.accessor<float, 2>();
   const auto column = top_columns.accessor<int64_t, 2>();
-  std::vector<std::vector<Extension>> best(n);
+  const auto token = row_tokens.accessor<int64_t, 2>();
+  std::vector<std::vector<Extension>> ranked(n);
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < column.size(1); ++j)
-      best[i].push_back({i * K + column[i][j] / V, column[i][j] % V, top_log_prob[i][j]});
-  return best;
+    for (int64_t j = 0; j < column.size(1); ++j) {
+      const int64_t row = i * K + column[i][j] / best;
+      ranked[i].push_back({row, token[row][column[i][j] % best], top_log_prob[i][j]});
+    }
+  return ranked;
 }
 
 // 4. A sentence's next beam: the first K of its candidates that do not end in
@@ -155,8 +158,7 @@ std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64
 
   Beams beams = first_beams(static_cast<int64_t>(max_lens.size()), K, bos);  // 1.
   for (int64_t t = 0; !beams.sentences.empty(); ++t) {
-    const auto extended = extension_log_probs(state, beams);  // 2. [n, K × V]
-    const auto ranked = candidates(extended, K);              // 3.
+    const auto ranked = candidates(state, beams);  // 2. and 3.
     const auto prefixes = beams.prefixes.accessor<int64_t, 2>();
     std::vector<int64_t> live;  // the sentences that go on
     std::vector<Extension> kept;
