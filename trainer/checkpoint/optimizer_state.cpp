@@ -67,14 +67,19 @@ void add_piece(Assembly& a, std::map<std::string, torch::Tensor>& saved, const s
     throw std::runtime_error(where + ": Adam step " + std::to_string(step) +
                              ", where another file of the checkpoint says " +
                              std::to_string(a.step));
+  a.filled.emplace_back(begin, end);
+  a.step = step;
+  if (!a.exp_avg.defined() && end - begin == value.numel()) {  // whole (optimizer.pt): as loaded
+    a.exp_avg = m.reshape({-1});
+    a.exp_avg_sq = v.reshape({-1});
+    return;
+  }
   if (!a.exp_avg.defined()) {
     a.exp_avg = torch::empty({value.numel()}, m.options());
     a.exp_avg_sq = torch::empty({value.numel()}, v.options());
   }
   a.exp_avg.narrow(0, begin, end - begin).copy_(m.reshape({-1}));
   a.exp_avg_sq.narrow(0, begin, end - begin).copy_(v.reshape({-1}));
-  a.filled.emplace_back(begin, end);
-  a.step = step;
 }
 
 // The pieces cover [0, numel) once.
