@@ -26,7 +26,7 @@ class BigramState : public eval::DecoderState {
   torch::Tensor next_log_probs(const torch::Tensor& prefixes) override {
     return log_table_.index_select(0, prefixes.select(1, -1));  // [N, V]
   }
-  void select_rows(const torch::Tensor& rows) override {}
+  void select(const torch::Tensor& sources, const torch::Tensor& rows) override {}
 
  private:
   torch::Tensor log_table_;
@@ -211,7 +211,7 @@ TEST(BeamSearch, BeamOneEqualsGreedyOnATransformer) {
   const std::vector<int64_t> max_lens = {5, 20, 7, 20, 9, 20};  // some hypotheses are cut
   eval::TransformerDecoderState greedy_state(model, src);
   const auto greedy = eval::greedy_decode(greedy_state, max_lens, kBos, kEos);
-  eval::TransformerDecoderState beam_state(model, src, 1);
+  eval::TransformerDecoderState beam_state(model, src);
   eval::BeamOptions options;
   options.beam = 1;
   const auto beam = eval::beam_search(beam_state, max_lens, kBos, kEos, options);
@@ -240,13 +240,19 @@ TEST(TransformerDecoderState, IncrementalStepsEqualTheFullForward) {
         {torch::full({4, 1}, kBos, torch::kLong), torch::randint(3, 17, {4, 8}, torch::kLong)},
         1);  // [4, 9]
     eval::TransformerDecoderState state(model, src);
+    // As beam search does: a source dropped and each kept one in two rows
+    // (t = 3), then rows reordered and repeated, and another source dropped
+    // (t = 6); the rows' tokens after t made different. `src` is each row's source.
+    const auto select = [&](int64_t t, std::vector<int64_t> sources, std::vector<int64_t> rows) {
+      const auto kept = torch::tensor(rows, torch::kLong);
+      state.select(torch::tensor(sources, torch::kLong), kept);
+      src = src.index_select(0, kept);
+      prefixes = prefixes.index_select(0, kept);
+      prefixes.slice(1, t) = torch::randint(3, 17, prefixes.slice(1, t).sizes(), torch::kLong);
+    };
     for (int64_t t = 1; t <= 9; ++t) {
-      if (t == 5) {  // rows reordered and one dropped, as beam search does
-        const auto rows = torch::tensor({3, 0, 2}, torch::kLong);
-        state.select_rows(rows);
-        src = src.index_select(0, rows);
-        prefixes = prefixes.index_select(0, rows);
-      }
+      if (t == 3) select(t, {0, 2, 3}, {0, 0, 2, 2, 3, 3});
+      if (t == 6) select(t, {0, 2}, {1, 0, 5, 5});  // the rows of sources 0 and 3
       const auto prefix = prefixes.slice(1, 0, t);
       const auto step = state.next_log_probs(prefix);  // [N, V]
       const auto full = model

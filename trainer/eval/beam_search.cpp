@@ -12,12 +12,12 @@ namespace {
 
 constexpr float kEmpty = -std::numeric_limits<float>::infinity();  // log p of an empty slot
 
-// The live hypotheses: K rows for each sentence still decoding, rows
-// i × K … i × K + K − 1 for sentences[i].
+// The live hypotheses: k rows for each sentence still decoding, rows
+// i × k … i × k + k − 1 for sentences[i] (k = 1 at the first step, then K).
 struct Beams {
   std::vector<int64_t> sentences;  // [n]
-  torch::Tensor prefixes;          // [n × K, t] int64, on the CPU: bos, then the tokens so far
-  torch::Tensor log_probs;         // [n, K] float32: log p(prefix | X); kEmpty for an empty slot
+  torch::Tensor prefixes;          // [n × k, t] int64, on the CPU: bos, then the tokens so far
+  torch::Tensor log_probs;         // [n, k] float32: log p(prefix | X); kEmpty for an empty slot
 };
 
 // A live hypothesis extended by one token.
@@ -33,41 +33,38 @@ struct Choice {
   std::vector<Extension> ended;  // the hypotheses that end here, best first
 };
 
-// 1. The first beams. The decoder state has encoded each source once, into K
-// rows; they hold the same hypothesis, bos, so only beam 0 is live (log p = 0)
-// and the other slots are empty until step 4 fills them.
-Beams first_beams(int64_t batch, int64_t K, int64_t bos) {
+// 1. The first beams: one hypothesis per sentence, bos (log p = 0), in the
+// decoder state's one row per source. Step 4 makes K of each.
+Beams first_beams(int64_t batch, int64_t bos) {
   Beams beams;
   beams.sentences.resize(batch);
   std::iota(beams.sentences.begin(), beams.sentences.end(), 0);
-  beams.prefixes = torch::full({batch * K, 1}, bos, torch::kLong);
-  beams.log_probs = torch::full({batch, K}, kEmpty, torch::kFloat);
-  beams.log_probs.select(1, 0).fill_(0);
+  beams.prefixes = torch::full({batch, 1}, bos, torch::kLong);
+  beams.log_probs = torch::zeros({batch, 1}, torch::kFloat);
   return beams;
 }
 
 // 2. One decoder step, and 3. the candidates: each sentence's 2K most likely
 // extensions, best first (the length penalty applies to finished hypotheses
-// only, in step 5). They hold at least K that do not end, as a hypothesis has
-// one eos extension. A beam's extensions all add its own log p, so the
+// only, in step 5). A beam's extensions all add its own log p, so the
 // sentence's best 2K are among each beam's best 2K tokens: each row of the
-// decoder's [n × K, V] is cut to its best 2K first, and only [n, K × 2K] are
-// scored and ranked (as CTranslate2 does), not [n, K × V].
-std::vector<std::vector<Extension>> candidates(DecoderState& state, const Beams& beams) {
-  const int64_t n = beams.log_probs.size(0), K = beams.log_probs.size(1);
-  const auto next = state.next_log_probs(beams.prefixes).cpu();  // [n × K, V]
+// decoder's [n × k, V] is cut to its best 2K first, and only [n, k × 2K] are
+// scored and ranked (as CTranslate2 does), not [n, k × V].
+std::vector<std::vector<Extension>> candidates(DecoderState& state, const Beams& beams, int64_t K) {
+  const int64_t n = beams.log_probs.size(0), k = beams.log_probs.size(1);
+  const auto next = state.next_log_probs(beams.prefixes).cpu();  // [n × k, V]
   const int64_t best = std::min(2 * K, next.size(1));
-  const auto [row_log_probs, row_tokens] = next.topk(best, 1);  // [n × K, best]
-  const auto scored =  // log p(prefix, token | X), column k × best + j: beam k, its j-th token
-      (beams.log_probs.unsqueeze(2) + row_log_probs.view({n, K, best})).view({n, K * best});
-  const auto [top_log_probs, top_columns] = scored.topk(std::min(2 * K, K * best), 1);  // [n, 2K]
+  const auto [row_log_probs, row_tokens] = next.topk(best, 1);  // [n × k, best]
+  const auto scored =  // log p(prefix, token | X), column b × best + j: beam b, its j-th token
+      (beams.log_probs.unsqueeze(2) + row_log_probs.view({n, k, best})).view({n, k * best});
+  const auto [top_log_probs, top_columns] = scored.topk(std::min(2 * K, k * best), 1);  // [n, 2K]
   const auto top_log_prob = top_log_probs.accessor<float, 2>();
   const auto column = top_columns.accessor<int64_t, 2>();
   const auto token = row_tokens.accessor<int64_t, 2>();
   std::vector<std::vector<Extension>> ranked(n);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < column.size(1); ++j) {
-      const int64_t row = i * K + column[i][j] / best;
+      const int64_t row = i * k + column[i][j] / best;
       ranked[i].push_back({row, token[row][column[i][j] % best], top_log_prob[i][j]});
     }
   return ranked;
@@ -78,7 +75,9 @@ std::vector<std::vector<Extension>> candidates(DecoderState& state, const Beams&
 // one is dropped, not counted toward the sentence's K: the rule of fairseq's
 // and transformers' beam search, so that evaluate's answers are those of the
 // model exported to transformers. At the length limit every kept hypothesis
-// ends too. An empty slot never ends.
+// ends too. An extension of probability 0 (log p = kEmpty) is an empty slot:
+// it never ends, and fills the beam where fewer than K extensions do not end
+// (a vocabulary of K tokens or fewer, at the first step).
 Choice choose(const std::vector<Extension>& candidates, int64_t K, int64_t eos, bool at_limit) {
   Choice choice;
   for (size_t j = 0; j < candidates.size() && static_cast<int64_t>(choice.kept.size()) < K; ++j) {
@@ -91,15 +90,18 @@ Choice choose(const std::vector<Extension>& candidates, int64_t K, int64_t eos, 
     if (at_limit && live) choice.ended.push_back(e);
     choice.kept.push_back(e);
   }
+  while (static_cast<int64_t>(choice.kept.size()) < K)
+    choice.kept.push_back({candidates.front().row, eos, kEmpty});
   return choice;
 }
 
-// 4 (continued). The kept extensions become the live hypotheses of
-// `sentences`: the decoder state keeps their rows (reordering its cache) and
-// the prefixes grow by their tokens.
+// 4 (continued). The kept extensions, K for each of `sentences` (those of
+// beams.sentences at `sources`), become the live hypotheses: the decoder state
+// keeps their sources and rows (reordering its cache) and the prefixes grow by
+// their tokens.
 Beams advance(DecoderState& state, const Beams& beams, std::vector<int64_t> sentences,
-              const std::vector<Extension>& kept) {
-  const int64_t m = static_cast<int64_t>(kept.size()), K = beams.log_probs.size(1);  // m = n' × K
+              const std::vector<int64_t>& sources, const std::vector<Extension>& kept, int64_t K) {
+  const int64_t m = static_cast<int64_t>(kept.size());  // m = n' × K
   auto rows = torch::empty({m}, torch::kLong);
   auto tokens = torch::empty({m, 1}, torch::kLong);
   auto log_probs = torch::empty({m}, torch::kFloat);
@@ -111,7 +113,7 @@ Beams advance(DecoderState& state, const Beams& beams, std::vector<int64_t> sent
     token[r][0] = kept[r].token;
     log_prob[r] = kept[r].log_prob;
   }
-  state.select_rows(rows);
+  state.select(torch::tensor(sources, torch::kLong), rows);
   Beams next;
   next.prefixes = torch::cat({beams.prefixes.index_select(0, rows), tokens}, 1);  // [n' × K, t + 1]
   next.log_probs = log_probs.view({static_cast<int64_t>(sentences.size()), K});   // [n', K]
@@ -156,11 +158,11 @@ std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64
   const int64_t K = options.beam;
   std::vector<std::vector<Hypothesis>> finished(max_lens.size());  // of each sentence
 
-  Beams beams = first_beams(static_cast<int64_t>(max_lens.size()), K, bos);  // 1.
+  Beams beams = first_beams(static_cast<int64_t>(max_lens.size()), bos);  // 1.
   for (int64_t t = 0; !beams.sentences.empty(); ++t) {
-    const auto ranked = candidates(state, beams);  // 2. and 3.
+    const auto ranked = candidates(state, beams, K);  // 2. and 3.
     const auto prefixes = beams.prefixes.accessor<int64_t, 2>();
-    std::vector<int64_t> live;  // the sentences that go on
+    std::vector<int64_t> live, sources;  // the sentences that go on, their indices in beams
     std::vector<Extension> kept;
     for (size_t i = 0; i < ranked.size(); ++i) {
       const int64_t sentence = beams.sentences[i];
@@ -171,10 +173,11 @@ std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64
       // 6. A sentence is done at its length limit or with K finished hypotheses.
       if (at_limit || static_cast<int64_t>(finished[sentence].size()) >= K) continue;
       live.push_back(sentence);
+      sources.push_back(static_cast<int64_t>(i));
       kept.insert(kept.end(), choice.kept.begin(), choice.kept.end());
     }
     if (live.empty()) break;
-    beams = advance(state, beams, std::move(live), kept);  // 4. (continued)
+    beams = advance(state, beams, std::move(live), sources, kept, K);  // 4. (continued)
   }
 
   std::vector<Hypothesis> answers;  // 7.

@@ -32,9 +32,9 @@ struct Hypothesis {
 // lp(Y) for |Y| = length.
 double gnmt_length_penalty(int64_t length, double alpha);
 
-// `state` holds K rows per entry of max_lens (each sentence's row repeated K
-// times; max_lens: tokens generated at most, eos included) -> the best
-// hypothesis of each sentence, in sentence order.
+// `state` holds one row per entry of max_lens (a sentence's source; max_lens:
+// tokens generated at most, eos included) -> the best hypothesis of each
+// sentence, in sentence order.
 std::vector<Hypothesis> beam_search(DecoderState& state, const std::vector<int64_t>& max_lens,
                                     int64_t bos, int64_t eos, const BeamOptions& options);
 

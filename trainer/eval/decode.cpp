@@ -19,11 +19,8 @@ std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model,
     max_lens.push_back(
         std::max<int64_t>(1, std::min(src_lengths[b].item<int64_t>() - 1 + options.max_extra_len,
                                       model->config().max_positions - 1)));
-  if (options.beam == 1) {
-    TransformerDecoderState state(model, src);
-    return greedy_decode(state, max_lens, special.bos, special.eos);
-  }
-  TransformerDecoderState state(model, src, options.beam);
+  TransformerDecoderState state(model, src);
+  if (options.beam == 1) return greedy_decode(state, max_lens, special.bos, special.eos);
   BeamOptions beam;
   beam.beam = options.beam;
   beam.length_penalty = options.length_penalty;

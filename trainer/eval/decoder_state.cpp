@@ -8,13 +8,11 @@
 namespace eval {
 
 TransformerDecoderState::TransformerDecoderState(model::EncoderDecoder& model,
-                                                 const torch::Tensor& src, int64_t copies)
+                                                 const torch::Tensor& src)
     : model_(model) {
-  const auto src_keep = model::make_src_mask(src, model->config().pad_id);  // [B, 1, 1, S]
-  const auto memory = model->encode(src, src_keep);                         // [B, S, D]
-  src_keep_ = src_keep.repeat_interleave(copies, 0);  // [B × copies, 1, 1, S]
+  src_keep_ = model::make_src_mask(src, model->config().pad_id);  // [B, 1, 1, S]
   src_mask_ = model::AttentionMask(src_keep_);
-  cache_ = model->start_decoding(memory.repeat_interleave(copies, 0));
+  cache_ = model->start_decoding(model->encode(src, src_keep_));  // memory [B, S, D]
 }
 
 torch::Tensor TransformerDecoderState::next_log_probs(const torch::Tensor& prefixes) {
@@ -27,11 +25,16 @@ torch::Tensor TransformerDecoderState::next_log_probs(const torch::Tensor& prefi
   return model_->generator()(hidden.select(1, 0));                     // [N, V]
 }
 
-void TransformerDecoderState::select_rows(const torch::Tensor& rows_anywhere) {
-  const auto rows = rows_anywhere.to(src_keep_.device());
-  src_keep_ = src_keep_.index_select(0, rows);
-  src_mask_ = model::AttentionMask(src_keep_);
-  cache_.select_rows(rows);
+void TransformerDecoderState::select(const torch::Tensor& sources_anywhere,
+                                     const torch::Tensor& rows_anywhere) {
+  const auto device = src_keep_.device();
+  const auto sources = sources_anywhere.to(device), rows = rows_anywhere.to(device);
+  // Ascending and as many as before: every source is kept, nothing to move.
+  if (sources.size(0) != src_keep_.size(0)) {
+    src_keep_ = src_keep_.index_select(0, sources);
+    src_mask_ = model::AttentionMask(src_keep_);
+  }
+  cache_.select(sources, rows);
 }
 
 }  // namespace eval

@@ -29,7 +29,7 @@ std::vector<std::vector<int32_t>> greedy_decode(DecoderState& state,
     }
     if (keep.size() != active.size()) {  // some rows ended: drop them
       const auto rows = torch::tensor(keep, torch::kLong);
-      state.select_rows(rows.to(prefixes.device()));
+      state.select(rows, rows);  // one row a source
       prefixes = prefixes.index_select(0, rows.to(prefixes.device()));
       next = next.index_select(0, rows);
       active = std::move(still_active);

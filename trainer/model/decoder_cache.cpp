@@ -4,11 +4,14 @@
 
 namespace model {
 
-void DecoderCache::select_rows(const torch::Tensor& rows) {
+void DecoderCache::select(const torch::Tensor& sources, const torch::Tensor& rows) {
+  const bool every_source = sources.size(0) == layers.at(0).cross_keys.size(0);
   for (auto& layer : layers) {
-    for (torch::Tensor* t :
-         {&layer.self_keys, &layer.self_values, &layer.cross_keys, &layer.cross_values})
+    for (torch::Tensor* t : {&layer.self_keys, &layer.self_values})
       if (t->defined()) *t = t->index_select(0, rows);
+    if (every_source) continue;
+    for (torch::Tensor* t : {&layer.cross_keys, &layer.cross_values})
+      *t = t->index_select(0, sources);
   }
 }
 
@@ -30,7 +33,11 @@ torch::Tensor self_attention_step(MultiHeadedAttentionImpl& self_attn, const tor
 
 torch::Tensor cross_attention_step(MultiHeadedAttentionImpl& src_attn, const torch::Tensor& x,
                                    const LayerCache& cache, const AttentionMask& src_mask) {
-  return src_attn.attend(src_attn.queries(x), cache.cross_keys, cache.cross_values, src_mask);
+  // A source's N / n rows as the queries of one attention over its memory:
+  // [N, 1, D] -> [n, N / n, D]; scores [n, h, N / n, S], one matrix product
+  // per source and head rather than one per row and head.
+  const auto queries = src_attn.queries(x.view({cache.cross_keys.size(0), -1, x.size(2)}));
+  return src_attn.attend(queries, cache.cross_keys, cache.cross_values, src_mask).view_as(x);
 }
 
 }  // namespace model
