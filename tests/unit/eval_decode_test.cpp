@@ -12,6 +12,7 @@
 #include "small_model_config.h"
 #include "trainer/eval/beam_search.h"
 #include "trainer/eval/greedy_decode.h"
+#include "trainer/eval/top_k.h"
 #include "trainer/model/masks.h"
 
 namespace {
@@ -23,7 +24,7 @@ constexpr int64_t kPad = 0, kBos = 1, kEos = 2, kA = 3, kB = 4, kC = 5, kVocab =
 class BigramState : public eval::DecoderState {
  public:
   explicit BigramState(torch::Tensor probs) : log_table_(probs.log()) {}
-  torch::Tensor next_log_probs(const torch::Tensor& prefixes) override {
+  torch::Tensor next_logits(const torch::Tensor& prefixes) override {
     return log_table_.index_select(0, prefixes.select(1, -1));  // [N, V]
   }
   void select(const torch::Tensor& sources, const torch::Tensor& rows) override {}
@@ -194,6 +195,31 @@ TEST(BeamSearch, SentencesOfABatchDecodeAsIfAlone) {
     EXPECT_EQ(together[b].tokens, alone[0].tokens) << "sentence " << b;
     EXPECT_DOUBLE_EQ(together[b].score, alone[0].score) << "sentence " << b;
   }
+}
+
+TEST(TopK, EqualsLibTorchsTopkAndPutsTheLowerOfEqualValuesFirst) {
+  // Random rows, rows of many ties and rows mostly -inf; LibTorch's topk the reference.
+  torch::manual_seed(5);
+  auto x = torch::randn({37, 1001});
+  x.slice(0, 20, 30) = torch::randint(0, 4, {10, 1001}).to(torch::kFloat);  // ties
+  x.slice(0, 30).masked_fill_(torch::rand({7, 1001}) < 0.995, -INFINITY);   // mostly -inf
+  for (int64_t k : {1, 8, 1001}) {
+    const auto [values, indices] = eval::top_k(x, k);
+    EXPECT_TRUE(values.equal(std::get<0>(x.topk(k, 1)))) << "k = " << k;
+    EXPECT_TRUE(x.gather(1, indices).equal(values)) << "k = " << k;  // each index holds its value
+    const auto sorted = std::get<0>(indices.sort(1));                // no index twice in a row
+    EXPECT_TRUE((sorted.slice(1, 1) > sorted.slice(1, 0, -1)).all().item<bool>()) << "k = " << k;
+    // Of equal values, the lower index first.
+    const auto same = values.slice(1, 1) == values.slice(1, 0, -1);
+    EXPECT_TRUE((indices.slice(1, 1) > indices.slice(1, 0, -1))
+                    .logical_or(same.logical_not())
+                    .all()
+                    .item<bool>())
+        << "k = " << k;
+  }
+  const auto hand = torch::tensor({{2.f, 5.f, 5.f, 1.f, 5.f}});
+  EXPECT_TRUE(std::get<1>(eval::top_k(hand, 2)).equal(torch::tensor({{1L, 2L}})));
+  EXPECT_THROW(eval::top_k(hand, 6), c10::Error);
 }
 
 model::ModelConfig tiny_config() { return small_model_config(17, 17); }

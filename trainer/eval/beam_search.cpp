@@ -1,5 +1,7 @@
 #include "trainer/eval/beam_search.h"
 
+#include "trainer/eval/top_k.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -52,15 +54,16 @@ Beams first_beams(int64_t batch, int64_t bos) {
 // scored and ranked (as CTranslate2 does), not [n, k × V].
 std::vector<std::vector<Extension>> candidates(DecoderState& state, const Beams& beams, int64_t K) {
   const int64_t n = beams.log_probs.size(0), k = beams.log_probs.size(1);
-  const auto next = state.next_log_probs(beams.prefixes).cpu();  // [n × k, V]
+  const auto next = state.next_log_probs(beams.prefixes);  // [n × k, V], on the state's device
   const int64_t best = std::min(2 * K, next.size(1));
-  const auto [row_log_probs, row_tokens] = next.topk(best, 1);  // [n × k, best]
+  const auto [row_log_probs, row_tokens] = top_k(next, best);  // [n × k, best]
   const auto scored =  // log p(prefix, token | X), column b × best + j: beam b, its j-th token
-      (beams.log_probs.unsqueeze(2) + row_log_probs.view({n, k, best})).view({n, k * best});
-  const auto [top_log_probs, top_columns] = scored.topk(std::min(2 * K, k * best), 1);  // [n, 2K]
+      (beams.log_probs.unsqueeze(2) + row_log_probs.cpu().view({n, k, best})).view({n, k * best});
+  const auto [top_log_probs, top_columns] = top_k(scored, std::min(2 * K, k * best));  // [n, 2K]
   const auto top_log_prob = top_log_probs.accessor<float, 2>();
   const auto column = top_columns.accessor<int64_t, 2>();
-  const auto token = row_tokens.accessor<int64_t, 2>();
+  const auto tokens = row_tokens.cpu();
+  const auto token = tokens.accessor<int64_t, 2>();
   std::vector<std::vector<Extension>> ranked(n);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < column.size(1); ++j) {

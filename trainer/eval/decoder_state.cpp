@@ -15,14 +15,18 @@ TransformerDecoderState::TransformerDecoderState(model::EncoderDecoder& model,
   cache_ = model->start_decoding(model->encode(src, src_keep_));  // memory [B, S, D]
 }
 
-torch::Tensor TransformerDecoderState::next_log_probs(const torch::Tensor& prefixes) {
+torch::Tensor DecoderState::next_log_probs(const torch::Tensor& prefixes) {
+  return torch::log_softmax(next_logits(prefixes), -1, torch::kFloat32);
+}
+
+torch::Tensor TransformerDecoderState::next_logits(const torch::Tensor& prefixes) {
   if (prefixes.size(1) != cache_.length + 1)
     throw std::logic_error("incremental decoding: expected a prefix of " +
                            std::to_string(cache_.length + 1) + " tokens, got " +
                            std::to_string(prefixes.size(1)));
   const auto newest = prefixes.slice(1, -1).to(src_keep_.device());    // [N, 1]
   const auto hidden = model_->decode_step(newest, src_mask_, cache_);  // [N, 1, D]
-  return model_->generator()(hidden.select(1, 0));                     // [N, V]
+  return model_->generator()->logits(hidden.select(1, 0));             // [N, V]
 }
 
 void TransformerDecoderState::select(const torch::Tensor& sources_anywhere,

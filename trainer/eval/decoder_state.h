@@ -21,9 +21,12 @@ namespace eval {
 class DecoderState {
  public:
   virtual ~DecoderState() = default;
-  // prefixes [N, t] int64 (bos first) -> log p(next token) [N, V] float32.
+  // prefixes [N, t] int64 (bos first) -> the next token's logits [N, V]:
+  // log p(next token) up to a constant per row (greedy needs no more).
   // Calls come in order: t = 1, 2, ... (rows kept by select in between).
-  virtual torch::Tensor next_log_probs(const torch::Tensor& prefixes) = 0;
+  virtual torch::Tensor next_logits(const torch::Tensor& prefixes) = 0;
+  // The same normalised: log p(next token) [N, V] float32.
+  torch::Tensor next_log_probs(const torch::Tensor& prefixes);
   // Keep sources `sources` [n'] int64 (ascending indices into the current n)
   // and rows `rows` [N'] int64 (indices into the current N rows, repeats
   // allowed): N' / n' consecutive rows for each kept source, each taken from
@@ -36,7 +39,7 @@ class TransformerDecoderState : public DecoderState {
   // src [B, S] int64 (eos, padding): B sources, one row each to start with.
   TransformerDecoderState(model::EncoderDecoder& model, const torch::Tensor& src);
 
-  torch::Tensor next_log_probs(const torch::Tensor& prefixes) override;
+  torch::Tensor next_logits(const torch::Tensor& prefixes) override;
   void select(const torch::Tensor& sources, const torch::Tensor& rows) override;
 
  private:
