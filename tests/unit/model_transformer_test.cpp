@@ -1,6 +1,6 @@
 // The whole encoder-decoder: causality, padding, shared and tied weights,
 // initialisation, config validation, parameter count (and its estimate from
-// the config), saved state.
+// the config), saved state, the weights' decoding layout.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -14,6 +14,7 @@
 #include "small_model_config.h"
 #include "trainer/model/masks.h"
 #include "trainer/model/transformer.h"
+#include "trainer/model/weight_layout.h"
 
 namespace {
 
@@ -195,6 +196,31 @@ TEST(EncoderDecoder, SavedStateRestoresTheSameFunction) {
       torch::equal(loaded(src, tgt, src_mask, tgt_mask), saved(src, tgt, src_mask, tgt_mask)));
   EXPECT_TRUE(
       loaded->generator()->weight().is_same(loaded->named_parameters()["src_embed.lut.weight"]));
+}
+
+TEST(EncoderDecoder, WeightsStoredTransposedKeepValuesTiesAndFunction) {
+  for (const auto& config : {shared_tied_config(), small_config(model::NormPlacement::kPost)}) {
+    torch::manual_seed(3);
+    auto m = eval_model(config);
+    auto src = random_tokens(3, 5, 11);
+    auto tgt = random_tokens(3, 4, 11);
+    auto src_mask = model::make_src_mask(src, kPad);
+    auto tgt_mask = model::make_tgt_mask(tgt, kPad);
+    const auto before = m(src, tgt, src_mask, tgt_mask);
+    std::vector<torch::Tensor> values;
+    for (const auto& p : m->parameters()) values.push_back(p.clone());
+
+    model::store_weights_transposed(*m);
+    const auto params = m->parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(torch::equal(params[i], values[i])) << "parameter " << i;
+      if (params[i].dim() == 2) EXPECT_EQ(params[i].stride(0), 1) << "parameter " << i;
+    }
+    if (config.tie_output)
+      EXPECT_TRUE(m->generator()->weight().is_same(m->named_parameters()["src_embed.lut.weight"]));
+    // The same function, up to the GEMMs' order of summation.
+    EXPECT_LE((m(src, tgt, src_mask, tgt_mask) - before).abs().max().item<double>(), 1e-5);
+  }
 }
 
 TEST(EncoderDecoder, XavierUniformMatricesZeroBiasesUnitGains) {

@@ -6,6 +6,7 @@
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/train_state.h"
 #include "trainer/eval/checkpoint_average.h"
+#include "trainer/model/weight_layout.h"
 
 namespace eval {
 
@@ -54,6 +55,7 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   }
   m.model.module().to(device);
   m.model.module().eval();
+  if (device.is_cpu()) model::store_weights_transposed(m.model.module());
   m.objective = task::make_objective(m.model, m.manifest, m.cfg.optim.label_smoothing);
   m.device = device;
   m.checkpoints = checkpoints;

@@ -1,0 +1,25 @@
+// A layout of the weights for decoding on the CPU.
+//
+// Every projection computes x W^T + b with W [out, in] (torch::linear: one
+// GEMM, x [M, in] times W^T). Stored as LibTorch stores it, W is row-major,
+// so the GEMM's second operand W^T is a transposed [in, out] matrix. BLAS
+// libraries pack a row-major [in, out] operand faster: with OpenBLAS here,
+// on the paper-base shapes with M = 64 rows (greedy decoding of 64
+// sentences), x W^T ran at 69 → 83 GFLOP/s for the feed-forward's W_2 and
+// 70 → 80 for the generator; with M = 256, 3–5% faster (docs/performance.md).
+//
+// store_weights_transposed keeps each matrix's shape and values and changes
+// its strides only: its memory becomes that of W^T, row-major, and W is a
+// transposed view of it. Whatever reads the weights works unchanged (an
+// embedding lookup then gathers strided rows: a few per token). For
+// inference only: training, the optimizer and checkpoints expect parameters
+// in LibTorch's own layout.
+#pragma once
+#include <torch/torch.h>
+
+namespace model {
+
+// Every 2-D parameter of `module` (and its submodules) re-stored transposed.
+void store_weights_transposed(torch::nn::Module& module);
+
+}  // namespace model
