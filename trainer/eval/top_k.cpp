@@ -1,7 +1,5 @@
 #include "trainer/eval/top_k.h"
 
-#include <ATen/Parallel.h>
-
 namespace eval {
 
 namespace {
@@ -41,11 +39,9 @@ std::tuple<torch::Tensor, torch::Tensor> top_k(const torch::Tensor& x, int64_t k
   const float* in = rows.data_ptr<float>();
   float* value = values.data_ptr<float>();
   int64_t* index = indices.data_ptr<int64_t>();
-  at::parallel_for(0, n, std::max<int64_t>(1, at::internal::GRAIN_SIZE / V),
-                   [&](int64_t begin, int64_t end) {
-                     for (int64_t r = begin; r < end; ++r)
-                       top_k_of_row(in + r * V, V, k, value + r * k, index + r * k);
-                   });
+  // One thread: the scan is bound by memory (on a mid beam step 51 MB of
+  // log-probs just written), and two threads took as long here.
+  for (int64_t r = 0; r < n; ++r) top_k_of_row(in + r * V, V, k, value + r * k, index + r * k);
   return {values, indices};
 }
 
