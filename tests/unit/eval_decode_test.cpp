@@ -222,6 +222,21 @@ TEST(TopK, EqualsLibTorchsTopkAndPutsTheLowerOfEqualValuesFirst) {
   EXPECT_THROW(eval::top_k(hand, 6), c10::Error);
 }
 
+TEST(TopK, LogProbsOfTheBestLogitsEqualLibTorchsLogSoftmaxThenTopk) {
+  // Logits of a 5003-token vocabulary: ordinary, spread wide (most of a row's
+  // exp below e^-87), with -inf entries; odd V so that the vectorised sum has a tail.
+  torch::manual_seed(7);
+  auto logits = torch::randn({12, 5003}) * 3;
+  logits.slice(0, 4, 8) *= 40;
+  logits.slice(0, 8).masked_fill_(torch::rand({4, 5003}) < 0.5, -INFINITY);
+  for (int64_t k : {1, 8}) {
+    const auto [log_probs, tokens] = eval::top_k_log_probs(logits, k);
+    const auto [ref_log_probs, ref_tokens] = torch::log_softmax(logits, -1).topk(k, 1);
+    EXPECT_TRUE(tokens.equal(ref_tokens)) << "k = " << k;
+    EXPECT_LE((log_probs - ref_log_probs).abs().max().item<double>(), 2e-6) << "k = " << k;
+  }
+}
+
 model::ModelConfig tiny_config() { return small_model_config(17, 17); }
 
 TEST(BeamSearch, BeamOneEqualsGreedyOnATransformer) {
@@ -280,14 +295,14 @@ TEST(TransformerDecoderState, IncrementalStepsEqualTheFullForward) {
       if (t == 3) select(t, {0, 2, 3}, {0, 0, 2, 2, 3, 3});
       if (t == 6) select(t, {0, 2}, {1, 0, 5, 5});  // the rows of sources 0 and 3
       const auto prefix = prefixes.slice(1, 0, t);
-      const auto step = state.next_log_probs(prefix);  // [N, V]
+      const auto step = torch::log_softmax(state.next_logits(prefix), -1);  // [N, V]
       const auto full = model
                             ->forward(src, prefix, model::make_src_mask(src, kPad),
                                       model::make_tgt_mask(prefix, kPad))
                             .select(1, -1);
       EXPECT_LE((step - full).abs().max().item<double>(), 1e-5) << "t = " << t;
     }
-    EXPECT_THROW(state.next_log_probs(prefixes.slice(1, 0, 3)), std::logic_error);
+    EXPECT_THROW(state.next_logits(prefixes.slice(1, 0, 3)), std::logic_error);
   }
 }
 

@@ -54,9 +54,9 @@ Beams first_beams(int64_t batch, int64_t bos) {
 // scored and ranked (as CTranslate2 does), not [n, k × V].
 std::vector<std::vector<Extension>> candidates(DecoderState& state, const Beams& beams, int64_t K) {
   const int64_t n = beams.log_probs.size(0), k = beams.log_probs.size(1);
-  const auto next = state.next_log_probs(beams.prefixes);  // [n × k, V], on the state's device
-  const int64_t best = std::min(2 * K, next.size(1));
-  const auto [row_log_probs, row_tokens] = top_k(next, best);  // [n × k, best]
+  const auto logits = state.next_logits(beams.prefixes);  // [n × k, V], on the state's device
+  const int64_t best = std::min(2 * K, logits.size(1));
+  const auto [row_log_probs, row_tokens] = top_k_log_probs(logits, best);  // [n × k, best]
   const auto scored =  // log p(prefix, token | X), column b × best + j: beam b, its j-th token
       (beams.log_probs.unsqueeze(2) + row_log_probs.cpu().view({n, k, best})).view({n, k * best});
   const auto [top_log_probs, top_columns] = top_k(scored, std::min(2 * K, k * best));  // [n, 2K]

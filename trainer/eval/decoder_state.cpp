@@ -15,10 +15,6 @@ TransformerDecoderState::TransformerDecoderState(model::EncoderDecoder& model,
   cache_ = model->start_decoding(model->encode(src, src_keep_));  // memory [B, S, D]
 }
 
-torch::Tensor DecoderState::next_log_probs(const torch::Tensor& prefixes) {
-  return torch::log_softmax(next_logits(prefixes), -1, torch::kFloat32);
-}
-
 torch::Tensor TransformerDecoderState::next_logits(const torch::Tensor& prefixes) {
   if (prefixes.size(1) != cache_.length + 1)
     throw std::logic_error("incremental decoding: expected a prefix of " +

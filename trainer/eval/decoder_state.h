@@ -1,5 +1,5 @@
 // What the decoding algorithms (greedy_decode.h, beam_search.h) ask of a
-// model: log-probabilities of the next token for a batch of prefixes, and a
+// model: the logits of the next token for a batch of prefixes, and a
 // way to keep only some of them (finished sentences leave, beams are reordered).
 //
 // The rows of a batch belong to its sources: each source's rows are
@@ -25,8 +25,6 @@ class DecoderState {
   // log p(next token) up to a constant per row (greedy needs no more).
   // Calls come in order: t = 1, 2, ... (rows kept by select in between).
   virtual torch::Tensor next_logits(const torch::Tensor& prefixes) = 0;
-  // The same normalised: log p(next token) [N, V] float32.
-  torch::Tensor next_log_probs(const torch::Tensor& prefixes);
   // Keep sources `sources` [n'] int64 (ascending indices into the current n)
   // and rows `rows` [N'] int64 (indices into the current N rows, repeats
   // allowed): N' / n' consecutive rows for each kept source, each taken from
