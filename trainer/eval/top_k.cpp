@@ -3,26 +3,67 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace eval {
 
 namespace {
 
-// The k best of row x [V] into values [k] and indices [k], best first.
-void top_k_of_row(const float* x, int64_t V, int64_t k, float* values, int64_t* indices) {
-  int64_t filled = 0;
-  for (int64_t j = 0; j < V; ++j) {
-    const float v = x[j];
-    if (filled == k && !(v > values[k - 1])) continue;  // the common case: not among the k best
-    // Insertion: the entries below v move down one place (the k-th falls out).
-    int64_t i = filled < k ? filled++ : k - 1;
-    for (; i > 0 && values[i - 1] < v; --i) {
-      values[i] = values[i - 1];
-      indices[i] = indices[i - 1];
-    }
-    values[i] = v;
-    indices[i] = j;
+// Inserts v, entry j, among the `filled` best so far, values [k] and indices
+// [k] best first: the entries below it move down one place (a k-th falls out).
+inline void insert(float v, int64_t j, int64_t k, int64_t& filled, float* values,
+                   int64_t* indices) {
+  int64_t i = filled < k ? filled++ : k - 1;
+  for (; i > 0 && values[i - 1] < v; --i) {
+    values[i] = values[i - 1];
+    indices[i] = indices[i - 1];
   }
+  values[i] = v;
+  indices[i] = j;
+}
+
+// The float's bits as an int32 of the same order (for floats that are not
+// NaN): the magnitude bits of a negative one flipped.
+inline int32_t order_key(float v) {
+  int32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits ^ ((bits >> 31) & 0x7fffffff);
+}
+
+constexpr int64_t kBlock = 64;  // entries a block of the scan
+
+// The largest order_key of x [kBlock]: integer comparisons in 8 lanes, which
+// vectorise (float comparisons do not, floating-point traps kept).
+inline int32_t block_max_key(const float* x) {
+  int32_t lane[8];
+  for (int32_t& m : lane) m = std::numeric_limits<int32_t>::min();
+  for (int64_t j = 0; j < kBlock; j += 8)
+    for (int u = 0; u < 8; ++u) {
+      const int32_t key = order_key(x[j + u]);
+      lane[u] = key > lane[u] ? key : lane[u];
+    }
+  int32_t max = lane[0];
+  for (int32_t m : lane) max = m > max ? m : max;
+  return max;
+}
+
+// The k best of row x [V] into values [k] and indices [k], best first. Past
+// the first k, a block none of whose entries beats the k-th best is skipped
+// whole, and the others entry by entry; an entry that only equals the k-th
+// does not enter (of equal values, the lower index first).
+#if defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+void top_k_of_row(const float* x, int64_t V, int64_t k, float* values, int64_t* indices) {
+  int64_t filled = 0, j = 0;
+  for (; j < V && filled < k; ++j) insert(x[j], j, k, filled, values, indices);
+  for (; j + kBlock <= V; j += kBlock) {
+    if (block_max_key(x + j) <= order_key(values[k - 1])) continue;
+    for (int64_t i = j; i < j + kBlock; ++i)
+      if (x[i] > values[k - 1]) insert(x[i], i, k, filled, values, indices);
+  }
+  for (; j < V; ++j)
+    if (x[j] > values[k - 1]) insert(x[j], j, k, filled, values, indices);
 }
 
 // exp(x) for x <= 0 (or NaN): Cody-Waite reduction x = n ln 2 + r, |r| <=
