@@ -22,10 +22,12 @@
 # its length limit. HF=0 leaves transformers out (the default for mid and base).
 #
 #   tests/bench/export_decode_bench.sh        (BUILD_DIR=build SIZE=small THREADS=1 STEPS=800
-#                                              SENTENCES=500 EXTRA=50 HF=1)
+#                                              SENTENCES=500 EXTRA=50 HF=1 REPEAT=1)
 #
 # Each system runs in a process of its own, whose peak RSS is printed beside
-# its speed (evaluate's: the whole job, model and loss pass included).
+# its speed (evaluate's: the whole job, model and loss pass included); with
+# REPEAT=n, n such processes, the systems taking turns, and the median time of each
+# (on a shared machine one run's time can be off by 10%).
 #
 # evaluate's time is its results.json "decode_seconds": the split's decoding
 # (encoder included) without start-up and without the teacher-forced pass for
@@ -48,6 +50,7 @@ case $size in
   *) echo "SIZE must be small, mid or base" >&2; exit 2 ;;
 esac
 threads=${THREADS:-1}; steps=${STEPS:-${defaults[0]}}; sentences=${SENTENCES:-${defaults[1]}}
+repeat=${REPEAT:-1}
 extra=${EXTRA:-${defaults[2]}}; hf=${HF:-${defaults[3]}}; batch_tokens=${BATCH_TOKENS:-4096}
 py=$(bash "$src/scripts/setup_export.sh")
 work=$(mktemp -d /tmp/bench-export.XXXXXX)
@@ -91,11 +94,13 @@ peak() {
 open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); sys.exit(code)' "$@"
 }
 
-{
+# One process per system and run, so that each one's peak RSS is its own.
+systems=(ct2-float32-1 ct2-int8-1 ct2-float32-4 ct2-int8-4); [ "$hf" = 1 ] && systems+=(hf-1 hf-4)
+for run in $(seq "$repeat"); do
   for beam in 1 4; do
-    peak eval$beam.peak "$build/bin/evaluate" --run runs/bench --threads "$threads" --batch-tokens "$batch_tokens" --beam $beam \
-      --length-penalty 0 --max-extra-len "$extra" --out eval$beam > /dev/null 2> eval$beam.log || { tail eval$beam.log >&2; exit 1; }
-    "$py" - eval$beam $beam <<'PY'
+    peak eval$beam-$run.peak "$build/bin/evaluate" --run runs/bench --threads "$threads" --batch-tokens "$batch_tokens" --beam $beam \
+      --length-penalty 0 --max-extra-len "$extra" --out eval$beam-$run > /dev/null 2> eval$beam.log || { tail eval$beam.log >&2; exit 1; }
+    "$py" - eval$beam-$run $beam <<'PY' >> runs.jsonl
 import json, sys
 r = json.load(open(f"{sys.argv[1]}/results.json"))
 peak_mib = int(open(f"{sys.argv[1]}.peak").read()) / 1024
@@ -106,18 +111,29 @@ print(json.dumps({"system": f"evaluate, {'greedy' if sys.argv[2] == '1' else 'be
                   "exact_match": r["exact_match"]}))
 PY
   done
-  # One process per system, so that each one's peak RSS is its own.
-  systems=(ct2-float32-1 ct2-int8-1 ct2-float32-4 ct2-int8-4); [ "$hf" = 1 ] && systems+=(hf-1 hf-4)
   for system in "${systems[@]}"; do
     peak $system.peak "$py" "$src/tests/bench/export_decode_bench.py" data ct2 \
       "$([ "$hf" = 1 ] && echo hf || echo -)" "$threads" "$batch_tokens" "$extra" $system > $system.row
     "$py" -c 'import json, sys; r = json.loads(open(sys.argv[1]).read())
-r["peak_mib"] = int(open(sys.argv[2]).read()) / 1024; print(json.dumps(r))' $system.row $system.peak
+r["peak_mib"] = int(open(sys.argv[2]).read()) / 1024; print(json.dumps(r))' $system.row $system.peak >> runs.jsonl
   done
-} > rows.jsonl
+done
+# Each system's median run (by time; the upper median of an even count).
+"$py" - > rows.jsonl <<'PY'
+import json
+runs = {}
+for line in open("runs.jsonl"):
+    r = json.loads(line)
+    runs.setdefault(r["system"], []).append(r)
+for system, rs in runs.items():
+    rs.sort(key=lambda r: r["seconds"])
+    median = dict(rs[len(rs) // 2])
+    median["runs"] = [round(r["seconds"], 3) for r in rs]
+    print(json.dumps(median))
+PY
 
 echo "Machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg) at the end, $(date '+%F %T')."
-echo "Model $size; test split: $sentences sentences, hypotheses up to source length + $extra, $threads thread(s), batches of $batch_tokens tokens; ctranslate2 $("$py" -c 'import ctranslate2; print(ctranslate2.__version__)'), transformers $("$py" -c 'import transformers; print(transformers.__version__)'), torch $("$py" -c 'import torch; print(torch.__version__)')."
+echo "Model $size; test split: $sentences sentences, hypotheses up to source length + $extra, $threads thread(s), batches of $batch_tokens tokens, median of $repeat run(s); ctranslate2 $("$py" -c 'import ctranslate2; print(ctranslate2.__version__)'), transformers $("$py" -c 'import transformers; print(transformers.__version__)'), torch $("$py" -c 'import torch; print(torch.__version__)')."
 echo
 "$py" - <<'PY'
 import json
@@ -130,10 +146,10 @@ print(f"evaluate's exact match: greedy {base[1]['exact_match']:.3f}, beam 4 {bas
       f"its whole scoring with the loss's pass: greedy {base[1]['with_loss_seconds']:.2f} s, "
       f"beam 4 {base[4]['with_loss_seconds']:.2f} s (decoding alone: {base[1]['seconds']:.2f} s, "
       f"{base[4]['seconds']:.2f} s).\n")
-print("| decoder | sentences/s | target tokens/s | × evaluate | peak RSS MiB (its process) |")
-print("|---|---|---|---|---|")
+print("| decoder | sentences/s | target tokens/s | × evaluate | peak RSS MiB (its process) | seconds of each run |")
+print("|---|---|---|---|---|---|")
 for r in rows:
     ref = base[4 if "beam" in r["system"] else 1]
     print(f"| {r['system']} | {r['sentences'] / r['seconds']:.1f} | {r['tokens'] / r['seconds']:.0f} | "
-          f"{ref['seconds'] / r['seconds']:.2f}× | {r['peak_mib']:.0f} |")
+          f"{ref['seconds'] / r['seconds']:.2f}× | {r['peak_mib']:.0f} | {', '.join(map(str, r['runs']))} |")
 PY
