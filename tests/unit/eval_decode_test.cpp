@@ -265,6 +265,30 @@ TEST(BeamSearch, BeamOneEqualsGreedyOnATransformer) {
   EXPECT_GT(tokens, 6);  // not a trivial all-empty comparison
 }
 
+TEST(BeamSearch, ATransformersSentencesDecodeTogetherAsAlone) {
+  // Sentences leave the batch at different steps (their limits), so that the
+  // decoder state's sources and rows are chosen anew while others go on.
+  torch::manual_seed(17);
+  model::EncoderDecoder model(tiny_config());
+  model->eval();
+  auto src = torch::full({4, 8}, kPad, torch::kLong);
+  for (int64_t b = 0; b < 4; ++b) {
+    src[b].slice(0, 0, 4 + b) = torch::randint(3, 17, {4 + b}, torch::kLong);
+    src[b][4 + b] = kEos;
+  }
+  const std::vector<int64_t> max_lens = {3, 9, 5, 9};
+  eval::BeamOptions options;
+  options.beam = 3;
+  eval::TransformerDecoderState state(model, src);
+  const auto together = eval::beam_search(state, max_lens, kBos, kEos, options);
+  for (int64_t b = 0; b < 4; ++b) {
+    eval::TransformerDecoderState alone_state(model, src.slice(0, b, b + 1));
+    const auto alone = eval::beam_search(alone_state, {max_lens[b]}, kBos, kEos, options);
+    EXPECT_EQ(together[b].tokens, alone[0].tokens) << "sentence " << b;
+    EXPECT_NEAR(together[b].score, alone[0].score, 1e-4) << "sentence " << b;
+  }
+}
+
 TEST(TransformerDecoderState, IncrementalStepsEqualTheFullForward) {
   // The reference: the model's teacher-forced forward over the whole prefix.
   torch::manual_seed(13);

@@ -214,10 +214,13 @@ TEST(EncoderDecoder, WeightsStoredTransposedKeepValuesTiesAndFunction) {
     const auto params = m->parameters();
     for (size_t i = 0; i < params.size(); ++i) {
       EXPECT_TRUE(torch::equal(params[i], values[i])) << "parameter " << i;
-      if (params[i].dim() == 2) EXPECT_EQ(params[i].stride(0), 1) << "parameter " << i;
+      if (params[i].dim() == 2) {
+        EXPECT_EQ(params[i].stride(0), 1) << "parameter " << i;
+      }
     }
-    if (config.tie_output)
+    if (config.tie_output) {
       EXPECT_TRUE(m->generator()->weight().is_same(m->named_parameters()["src_embed.lut.weight"]));
+    }
     // The same function, up to the GEMMs' order of summation.
     EXPECT_LE((m(src, tgt, src_mask, tgt_mask) - before).abs().max().item<double>(), 1e-5);
   }

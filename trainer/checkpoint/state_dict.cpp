@@ -52,9 +52,13 @@ void save_tensors(const NamedTensors& tensors, const std::string& path) {
   c10::Dict<std::string, torch::Tensor> dict;
   for (const auto& [name, tensor] : tensors) {
     // A view into a larger buffer (sharded training's flat parameters) is
-    // saved as a tensor of its own, not with the whole buffer.
+    // saved as a tensor of its own, not with the whole buffer, and a tensor of
+    // another layout (evaluate's transposed weights, model/weight_layout.h)
+    // in LibTorch's row-major one.
     const torch::Tensor cpu = tensor.detach().cpu();
-    dict.insert(name, cpu.storage().nbytes() == cpu.nbytes() ? cpu : cpu.clone());
+    dict.insert(name, cpu.is_contiguous() && cpu.storage().nbytes() == cpu.nbytes()
+                          ? cpu
+                          : cpu.clone(torch::MemoryFormat::Contiguous));
   }
   const std::vector<char> bytes = pickle_untagged(dict);
   launch::write_file(path, std::string_view(bytes.data(), bytes.size()));

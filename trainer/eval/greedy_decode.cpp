@@ -1,5 +1,7 @@
 #include "trainer/eval/greedy_decode.h"
 
+#include "trainer/eval/top_k.h"
+
 #include <stdexcept>
 
 namespace eval {
@@ -17,8 +19,9 @@ std::vector<std::vector<int32_t>> greedy_decode(DecoderState& state,
 
   auto prefixes = torch::full({batch, 1}, bos, torch::kLong);  // [N, t]
   for (int64_t t = 0; !active.empty(); ++t) {
-    // The most likely token: the log-softmax would subtract one constant per row.
-    auto next = state.next_logits(prefixes).argmax(-1).cpu();  // [N]
+    // The most likely token, the first of equal ones: the largest logit (the
+    // log-softmax would subtract one constant per row), by top_k's scan.
+    auto next = std::get<1>(top_k(state.next_logits(prefixes), 1)).view({-1}).cpu();  // [N]
     const auto token = next.accessor<int64_t, 1>();
     std::vector<int64_t> keep, still_active;
     for (int64_t i = 0; i < token.size(0); ++i) {

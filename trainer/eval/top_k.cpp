@@ -5,6 +5,15 @@
 #include <cstring>
 #include <limits>
 
+// A function compiled twice, for AVX2 with FMA and for the baseline, the
+// CPU's choosing one when the program loads (GCC's target_clones: x86-64,
+// ELF's ifunc). Elsewhere, or with another compiler, the baseline alone.
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(__clang__)
+#define CLONED_FOR_AVX2 __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define CLONED_FOR_AVX2
+#endif
+
 namespace eval {
 
 namespace {
@@ -51,9 +60,7 @@ inline int32_t block_max_key(const float* x) {
 // the first k, a block none of whose entries beats the k-th best is skipped
 // whole, and the others entry by entry; an entry that only equals the k-th
 // does not enter (of equal values, the lower index first).
-#if defined(__x86_64__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
+CLONED_FOR_AVX2
 void top_k_of_row(const float* x, int64_t V, int64_t k, float* values, int64_t* indices) {
   int64_t filled = 0, j = 0;
   for (; j < V && filled < k; ++j) insert(x[j], j, k, filled, values, indices);
@@ -96,9 +103,7 @@ inline float exp_nonpositive(float x) {
 
 // Σ_j exp(x[j] - max) over a row x [V] whose largest entry is max; with AVX2
 // and FMA where the CPU has them (a clone per target, chosen at load time).
-#if defined(__x86_64__)
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-#endif
+CLONED_FOR_AVX2
 float sum_exp(const float* x, int64_t V, float max) {
   constexpr int kLanes = 16;  // partial sums: the additions vectorise in this order
   float partial[kLanes] = {};
