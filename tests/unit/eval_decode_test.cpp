@@ -239,16 +239,22 @@ TEST(TopK, LogProbsOfTheBestLogitsEqualLibTorchsLogSoftmaxThenTopk) {
 
 model::ModelConfig tiny_config() { return small_model_config(17, 17); }
 
+// `count` random sources of lengths shortest, shortest + 1, ... tokens, eos
+// last, right-padded -> [count, shortest + count].
+torch::Tensor padded_sources(int64_t count, int64_t shortest) {
+  auto src = torch::full({count, shortest + count}, kPad, torch::kLong);
+  for (int64_t b = 0; b < count; ++b) {
+    src[b].slice(0, 0, shortest + b) = torch::randint(3, 17, {shortest + b}, torch::kLong);
+    src[b][shortest + b] = kEos;
+  }
+  return src;
+}
+
 TEST(BeamSearch, BeamOneEqualsGreedyOnATransformer) {
   torch::manual_seed(11);
   model::EncoderDecoder model(tiny_config());
   model->eval();
-  // 6 sources of lengths 3..8 (eos last), right-padded.
-  auto src = torch::full({6, 9}, kPad, torch::kLong);
-  for (int64_t b = 0; b < 6; ++b) {
-    src[b].slice(0, 0, 3 + b) = torch::randint(3, 17, {3 + b}, torch::kLong);
-    src[b][3 + b] = kEos;
-  }
+  const auto src = padded_sources(6, 3);                        // lengths 3..8
   const std::vector<int64_t> max_lens = {5, 20, 7, 20, 9, 20};  // some hypotheses are cut
   eval::TransformerDecoderState greedy_state(model, src);
   const auto greedy = eval::greedy_decode(greedy_state, max_lens, kBos, kEos);
@@ -271,11 +277,7 @@ TEST(BeamSearch, ATransformersSentencesDecodeTogetherAsAlone) {
   torch::manual_seed(17);
   model::EncoderDecoder model(tiny_config());
   model->eval();
-  auto src = torch::full({4, 8}, kPad, torch::kLong);
-  for (int64_t b = 0; b < 4; ++b) {
-    src[b].slice(0, 0, 4 + b) = torch::randint(3, 17, {4 + b}, torch::kLong);
-    src[b][4 + b] = kEos;
-  }
+  const auto src = padded_sources(4, 4);  // lengths 4..7
   const std::vector<int64_t> max_lens = {3, 9, 5, 9};
   eval::BeamOptions options;
   options.beam = 3;
