@@ -50,7 +50,7 @@ Beams first_beams(int64_t batch, int64_t bos) {
 // extensions, best first (the length penalty applies to finished hypotheses
 // only, in step 5). A beam's extensions all add its own log p, so the
 // sentence's best 2K are among each beam's best 2K tokens: each row of the
-// decoder's [n × k, V] is cut to its best 2K first, and only [n, k × 2K] are
+// decoder's logits [n × k, V] is cut to its best 2K first, and only [n, k × 2K] are
 // scored and ranked (as CTranslate2 does), not [n, k × V].
 std::vector<std::vector<Extension>> candidates(DecoderState& state, const Beams& beams, int64_t K) {
   const int64_t n = beams.log_probs.size(0), k = beams.log_probs.size(1);
