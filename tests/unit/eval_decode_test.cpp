@@ -1,7 +1,7 @@
 // Greedy decoding and beam search against hand-computed answers and brute
 // force, on a bigram "model" whose next-token table is set by hand; beam 1
-// against greedy on a Transformer; the Transformer's incremental decoding
-// against its full forward pass.
+// against greedy on a Transformer; a batch decoded by two threads against one;
+// the Transformer's incremental decoding against its full forward pass.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -11,6 +11,7 @@
 
 #include "small_model_config.h"
 #include "trainer/eval/beam_search.h"
+#include "trainer/eval/decode.h"
 #include "trainer/eval/greedy_decode.h"
 #include "trainer/eval/top_k.h"
 #include "trainer/model/masks.h"
@@ -288,6 +289,32 @@ TEST(BeamSearch, ATransformersSentencesDecodeTogetherAsAlone) {
     const auto alone = eval::beam_search(alone_state, {max_lens[b]}, kBos, kEos, options);
     EXPECT_EQ(together[b].tokens, alone[0].tokens) << "sentence " << b;
     EXPECT_NEAR(together[b].score, alone[0].score, 1e-4) << "sentence " << b;
+  }
+}
+
+TEST(DecodeBatch, TwoThreadsDecodeAsOne) {
+  // With 2 LibTorch threads decode_batch splits the rows over two threads
+  // (rows_in_parallel.h); with 1 the whole batch runs in this one.
+  torch::manual_seed(19);
+  model::EncoderDecoder model(tiny_config());
+  model->eval();
+  const auto src = padded_sources(7, 2);  // lengths 2..8
+  for (const int64_t beam : {1, 3}) {
+    eval::DecodeOptions options;
+    options.beam = beam;
+    options.max_extra_len = 6;
+    torch::set_num_threads(1);
+    const auto alone = eval::decode_batch(model, src, data::SpecialIds{}, options);
+    torch::set_num_threads(2);
+    const auto split = eval::decode_batch(model, src, data::SpecialIds{}, options);
+    EXPECT_EQ(torch::get_num_threads(), 2);
+    ASSERT_EQ(split.size(), 7u);
+    int64_t tokens = 0;
+    for (int64_t b = 0; b < 7; ++b) {
+      EXPECT_EQ(split[b], alone[b]) << "beam " << beam << ", sentence " << b;
+      tokens += static_cast<int64_t>(alone[b].size());
+    }
+    EXPECT_GT(tokens, 7) << "beam " << beam;  // not a trivial all-empty comparison
   }
 }
 

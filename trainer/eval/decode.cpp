@@ -4,30 +4,47 @@
 
 #include "trainer/eval/beam_search.h"
 #include "trainer/eval/greedy_decode.h"
+#include "trainer/eval/rows_in_parallel.h"
 
 namespace eval {
 
-std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model,
-                                               const torch::Tensor& src,
-                                               const data::SpecialIds& special,
-                                               const DecodeOptions& options) {
+namespace {
+
+// One thread's decoding of src's rows.
+Hypotheses decode_rows(model::EncoderDecoder& model, const torch::Tensor& src,
+                       const data::SpecialIds& special, const DecodeOptions& options) {
   // Each sentence: at most its source length + max_extra_len tokens, never past the positional
   // encoding.
   const auto src_lengths = src.ne(special.pad).sum(1).cpu();  // [B], eos included
+  const auto src_length = src_lengths.accessor<int64_t, 1>();
   std::vector<int64_t> max_lens;
   for (int64_t b = 0; b < src.size(0); ++b)
-    max_lens.push_back(
-        std::max<int64_t>(1, std::min(src_lengths[b].item<int64_t>() - 1 + options.max_extra_len,
-                                      model->config().max_positions - 1)));
+    max_lens.push_back(std::max<int64_t>(
+        1, std::min(src_length[b] - 1 + options.max_extra_len, model->config().max_positions - 1)));
   TransformerDecoderState state(model, src);
   if (options.beam == 1) return greedy_decode(state, max_lens, special.bos, special.eos);
   BeamOptions beam;
   beam.beam = options.beam;
   beam.length_penalty = options.length_penalty;
-  std::vector<std::vector<int32_t>> out;
+  Hypotheses out;
   for (auto& h : beam_search(state, max_lens, special.bos, special.eos, beam))
     out.push_back(std::move(h.tokens));
   return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model,
+                                               const torch::Tensor& src,
+                                               const data::SpecialIds& special,
+                                               const DecodeOptions& options) {
+  const auto decode = [&](const torch::Tensor& rows) {
+    return decode_rows(model, rows, special, options);
+  };
+  const int threads = torch::get_num_threads();
+  if (src.is_cpu() && threads > 1 && src.size(0) > 1)
+    return decode_rows_in_parallel(src, special.pad, threads, decode);
+  return decode(src);
 }
 
 nlohmann::json describe(const DecodeOptions& options) {
