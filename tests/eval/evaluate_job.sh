@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The evaluation job on a tiny trained run: -np 2 output identical to -np 1
-# (its decode_seconds within its seconds),
+# The evaluation job on a tiny trained run: -np 2 and --threads 2 output
+# identical to -np 1 (its decode_seconds within its seconds),
 # beam 1 identical to greedy, checkpoint averaging against the mean computed
 # by Python's torch, translate from stdin against the split's hypotheses, and
 # bad input (missing split, a dataset the checkpoint does not fit, empty input,
@@ -27,6 +27,11 @@ for decode in "--beam 1" "--beam 4"; do
   evaluate $decode --batch-tokens 64 --out one > one.json 2> one.log || fail "evaluate $decode" one.log
   mpi_evaluate 2 $decode --batch-tokens 64 --out two > two.json 2> two.log || fail "mpirun -np 2 evaluate $decode" two.log
   cmp one/hypotheses.txt two/hypotheses.txt || fail "$decode: -np 2 hypotheses differ from -np 1"
+  # Two threads decode a batch's sentences in two shares (eval/rows_in_parallel.h):
+  # the same hypotheses, but for a near-tie that the last bits of a score would turn.
+  "$build/bin/evaluate" --run "$run" --threads 2 $decode --batch-tokens 64 --out threads2 > /dev/null \
+    2> threads2.log || fail "evaluate --threads 2 $decode" threads2.log
+  cmp one/hypotheses.txt threads2/hypotheses.txt || fail "$decode: --threads 2 hypotheses differ from --threads 1"
   "$python" - one/results.json two/results.json <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])

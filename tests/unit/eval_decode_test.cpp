@@ -299,6 +299,7 @@ TEST(DecodeBatch, TwoThreadsDecodeAsOne) {
   model::EncoderDecoder model(tiny_config());
   model->eval();
   const auto src = padded_sources(7, 2);  // lengths 2..8
+  const int threads = torch::get_num_threads();
   for (const int64_t beam : {1, 3}) {
     eval::DecodeOptions options;
     options.beam = beam;
@@ -316,6 +317,7 @@ TEST(DecodeBatch, TwoThreadsDecodeAsOne) {
     }
     EXPECT_GT(tokens, 7) << "beam " << beam;  // not a trivial all-empty comparison
   }
+  torch::set_num_threads(threads);
 }
 
 TEST(TransformerDecoderState, IncrementalStepsEqualTheFullForward) {

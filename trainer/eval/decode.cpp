@@ -11,8 +11,8 @@ namespace eval {
 namespace {
 
 // One thread's decoding of src's rows.
-Hypotheses decode_rows(model::EncoderDecoder& model, const torch::Tensor& src,
-                       const data::SpecialIds& special, const DecodeOptions& options) {
+TokenSequences decode_rows(model::EncoderDecoder& model, const torch::Tensor& src,
+                           const data::SpecialIds& special, const DecodeOptions& options) {
   // Each sentence: at most its source length + max_extra_len tokens, never past the positional
   // encoding.
   const auto src_lengths = src.ne(special.pad).sum(1).cpu();  // [B], eos included
@@ -26,7 +26,7 @@ Hypotheses decode_rows(model::EncoderDecoder& model, const torch::Tensor& src,
   BeamOptions beam;
   beam.beam = options.beam;
   beam.length_penalty = options.length_penalty;
-  Hypotheses out;
+  TokenSequences out;
   for (auto& h : beam_search(state, max_lens, special.bos, special.eos, beam))
     out.push_back(std::move(h.tokens));
   return out;
@@ -41,9 +41,8 @@ std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model,
   const auto decode = [&](const torch::Tensor& rows) {
     return decode_rows(model, rows, special, options);
   };
-  const int threads = torch::get_num_threads();
-  if (src.is_cpu() && threads > 1 && src.size(0) > 1)
-    return decode_rows_in_parallel(src, special.pad, threads, decode);
+  if (src.is_cpu() && src.size(0) > 1 && torch::get_num_threads() > 1)
+    return decode_rows_in_parallel(src, special.pad, torch::get_num_threads(), decode);
   return decode(src);
 }
 

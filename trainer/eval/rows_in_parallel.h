@@ -9,12 +9,15 @@
 // nothing until the end. Measured with tests/bench/export_decode_bench.sh,
 // 2 threads on 2 cores (LibTorch 1.13, OpenBLAS): the small model's greedy
 // decoding took 0.105 s with both threads in each operation — slower than
-// one thread alone (0.097 s) — and 0.08-0.09 s in two halves; the mid and
-// base models the same either way (0.57 s, 1.40-1.47 s greedy), their
+// one thread alone (0.097 s) — and 0.08 s in two shares; the mid and base
+// models the same either way (0.57 s, 1.40-1.47 s greedy), their
 // operations large enough to split.
 //
-// CTranslate2 has both kinds: intra_threads within each operation,
-// inter_threads each translating batches of its own.
+// A sentence's hypothesis can differ in the last bits of its scores from
+// the one decoded with T = 1 (its share is padded to the share's longest
+// source, its matrix products have fewer rows), and so, at a near-tie, in a
+// token. CTranslate2 has both kinds of threads: intra_threads within each
+// operation, inter_threads each translating batches of its own.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -24,15 +27,17 @@
 
 namespace eval {
 
-using Hypotheses = std::vector<std::vector<int32_t>>;  // token ids, one row each
+using TokenSequences = std::vector<std::vector<int32_t>>;  // one per row
 
-// src [B, S] int64 (eos, padding) on the CPU -> decode's hypotheses for its B
-// rows, in row order: decode runs on `threads` consecutive shares of the rows
-// at once (fewer if B is smaller), each share cut to its own longest source,
-// each in a thread of its own with one LibTorch thread; this thread runs the
-// first share and, all done, has `threads` LibTorch threads again. The first
-// share's error, if any, is rethrown once every share has ended.
-Hypotheses decode_rows_in_parallel(const torch::Tensor& src, int64_t pad, int threads,
-                                   const std::function<Hypotheses(const torch::Tensor&)>& decode);
+// src [B, S] int64 (eos, padding) on the CPU -> decode's token sequences for
+// its B rows, in row order. Row i goes to share i mod n, n = min(shares, B),
+// each share cut to its own longest source and decoded in a thread of its
+// own (share 0 in this one) with one LibTorch thread, as this thread's
+// thread-local state (grad mode, ...) has it. On return this thread has its
+// LibTorch thread count of before. If shares fail, the error of the
+// lowest-numbered one is rethrown once every share has ended.
+TokenSequences decode_rows_in_parallel(
+    const torch::Tensor& src, int64_t pad, int shares,
+    const std::function<TokenSequences(const torch::Tensor&)>& decode);
 
 }  // namespace eval
