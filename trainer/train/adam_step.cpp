@@ -70,6 +70,8 @@ void one_pass_loop(torch::optim::Adam& optimizer, torch::optim::OptimizerParamGr
     const float* g = grad.data_ptr<float>();
     float* m = s.exp_avg().data_ptr<float>();
     float* v = s.exp_avg_sq().data_ptr<float>();
+    // Chunks of 32k elements over LibTorch's threads (this file is built with
+    // -fopenmp: CMakeLists.txt says why).
     at::parallel_for(0, p.numel(), 1 << 15, [&](int64_t begin, int64_t end) {
       adam_update(param + begin, g + begin, m + begin, v + begin, end - begin, c);
     });
