@@ -1,5 +1,7 @@
 #include "trainer/runtime/host_memory.h"
 
+#include "trainer/runtime/cgroup_memory.h"
+
 #include <malloc.h>
 
 #include <cstdio>
@@ -28,8 +30,16 @@ void require_host_memory(double bytes, const std::string& what) {
     }
     meminfo.ignore(1 << 10, '\n');
   }
+  char message[512];
+  if (const auto limit = cgroup_memory_limit(); limit && bytes > limit->bytes) {
+    std::snprintf(message, sizeof(message),
+                  " needs at least %.3g GiB, and this process's cgroup %s allows %.3g GiB (its %s; "
+                  "under Slurm: --mem or --mem-per-cpu)",
+                  bytes / (1 << 30), limit->cgroup.c_str(), limit->bytes / (1 << 30),
+                  limit->file.c_str());
+    throw std::runtime_error(what + message);
+  }
   if (available_kib < 0 || bytes <= available_kib * 1024) return;
-  char message[160];
   std::snprintf(message, sizeof(message),
                 " needs at least %.3g GiB, and this host has %.3g GiB available", bytes / (1 << 30),
                 available_kib / (1 << 20));

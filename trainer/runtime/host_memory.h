@@ -20,13 +20,15 @@ namespace runtime {
 // Before the first large allocation. Throws std::runtime_error if malloc refuses.
 void keep_freed_host_memory();
 
-// Throws std::runtime_error naming `what` when `bytes` exceed the host's
-// MemAvailable (/proc/meminfo): Linux overcommits, so an allocation far
-// beyond it is granted and the process killed (exit 137, no message) once
-// it is touched. Does nothing where MemAvailable cannot be read. A bound for
-// absurd sizes (a mistyped d_model or max_positions), not a budget: it does
-// not see cgroup limits (Slurm's --mem), nor the other ranks of the node
-// building their models at the same time.
+// Throws std::runtime_error naming `what` when `bytes` exceed the memory
+// limit of this process's cgroups (cgroup_memory.h: Slurm's --mem) or the
+// host's MemAvailable (/proc/meminfo): Linux overcommits, so an allocation
+// far beyond either is granted and the process killed (exit 137, no
+// message) once it is touched. Does nothing where neither can be read. A
+// bound for absurd sizes (a mistyped d_model or max_positions), not a
+// budget: it compares with the whole limit, not with what the cgroup has
+// left (its usage counts page cache the kernel would reclaim), and does not
+// see the other ranks of the node building their models at the same time.
 void require_host_memory(double bytes, const std::string& what);
 
 }  // namespace runtime
