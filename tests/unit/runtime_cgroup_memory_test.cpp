@@ -90,6 +90,41 @@ TEST_F(CgroupMemoryLimit, V2MemoryMaxAndNoLimit) {
   EXPECT_FALSE(limit(v2_mountinfo(), "0::/user.slice/job/task\n"));
 }
 
+// mountinfo lines with no optional field and with two; a space in a path
+// written as \040; the process in the hierarchy's root.
+TEST_F(CgroupMemoryLimit, MountinfoAsTheKernelWritesIt) {
+  write(dir_ / "c g/memory.max", "536870912\n");
+  const std::string mountinfo =
+      "22 1 0:21 / /proc rw - proc proc rw\n"
+      "30 24 0:26 / " +
+      (dir_ / "c\\040g").string() + " rw,nosuid shared:4 master:1 - cgroup2 cgroup2 rw\n";
+  const auto found = limit(mountinfo, "0::/\n");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->bytes, 536870912.0);
+  EXPECT_EQ(found->cgroup, "/");
+}
+
+// v1 with memory.use_hierarchy 0 above the process: that parent's limit
+// does not bind it.
+TEST_F(CgroupMemoryLimit, V1AParentThatDoesNotCountItsChildren) {
+  const fs::path memory = dir_ / "cg/memory";
+  write(memory / "memory.limit_in_bytes", "9223372036854771712\n");
+  write(memory / "a/memory.limit_in_bytes", "1073741824\n");
+  write(memory / "a/memory.use_hierarchy", "0\n");
+  write(memory / "a/b/memory.limit_in_bytes", "9223372036854771712\n");
+  EXPECT_FALSE(limit(v1_mountinfo(), "4:memory:/a/b\n"));
+  write(memory / "a/memory.use_hierarchy", "1\n");
+  EXPECT_EQ(limit(v1_mountinfo(), "4:memory:/a/b\n")->bytes, 1073741824.0);
+}
+
+// A cgroup that no mount shows (outside the cgroup namespace, or under
+// another subtree than the mount's): the mount root's limit is not its.
+TEST_F(CgroupMemoryLimit, NoneForACgroupNoMountShows) {
+  write(dir_ / "cg/memory/memory.limit_in_bytes", "1073741824\n");
+  EXPECT_FALSE(limit(v1_mountinfo("/docker/abc"), "4:memory:/docker/other\n"));
+  EXPECT_FALSE(limit(v1_mountinfo(), "4:memory:/../elsewhere\n"));
+}
+
 TEST_F(CgroupMemoryLimit, NothingToRead) {
   EXPECT_FALSE(limit("", ""));
   EXPECT_FALSE(limit(v2_mountinfo(), "0::/gone\n"));  // no memory.max anywhere

@@ -113,6 +113,19 @@ TEST(AdamStep, OnePassLoopEqualsTorchAdamOnScaledGradients) {
   }
 }
 
+// The loop's at::parallel_for runs OpenMP's team of LibTorch's thread count:
+// its file is built with OpenMP (one thread whatever the count otherwise), and
+// against LibTorch's own runtime (another runtime's team would keep its own
+// default, every core, whatever set_num_threads said).
+TEST(AdamStep, OnePassLoopRunsOverLibTorchsThreads) {
+  const int before = at::get_num_threads();
+  for (int threads : {1, 2, 3}) {
+    at::set_num_threads(threads);
+    EXPECT_EQ(train::one_pass_loop_threads(), threads);
+  }
+  at::set_num_threads(before);
+}
+
 // Weight decay and AMSGrad are not in the loop: ATen's fused kernel takes
 // them where LibTorch has one for the CPU, else the scaled torch::optim::Adam.
 TEST(AdamStep, WeightDecayAndAmsgradEqualTorchAdam) {

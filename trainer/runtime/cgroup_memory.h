@@ -11,7 +11,10 @@
 // memory controller (memory.limit_in_bytes) where it is mounted, else
 // cgroup v2 (memory.max). A limit applies to a cgroup and everything below
 // it, so the one that binds is the least from this process's cgroup up to
-// the mount's root.
+// the mount's root (v1: up to a parent with memory.use_hierarchy 0, which
+// does not count its children). Where no mount shows this process's cgroup
+// (outside its cgroup namespace: "/../x") nothing is read: a limit of
+// another cgroup would be no limit of this process's.
 #pragma once
 #include <optional>
 #include <string>

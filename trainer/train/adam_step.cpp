@@ -97,6 +97,16 @@ const char* name(AdamKernel kernel) {
   return "?";
 }
 
+int one_pass_loop_threads() {
+#if AT_PARALLEL_OPENMP && defined(_OPENMP)
+  return omp_get_max_threads();  // the team at::parallel_for's region starts here
+#elif AT_PARALLEL_OPENMP
+  return 1;
+#else
+  return at::get_num_threads();  // ATen's own thread pool, in LibTorch's library
+#endif
+}
+
 AdamStep::AdamStep(torch::optim::Adam& optimizer)
     : optimizer_(optimizer), kernel_(adam_kernel(optimizer)) {}
 

@@ -38,6 +38,9 @@ namespace train {
 enum class AdamKernel { kOnePassLoop, kFused, kTorchAdam };
 AdamKernel adam_kernel(const torch::optim::Adam& optimizer);
 const char* name(AdamKernel kernel);
+// The threads the one-pass loop spreads over: LibTorch's thread count as
+// this file's OpenMP runtime sees it (1 where it is built without OpenMP).
+int one_pass_loop_threads();
 
 class AdamStep {
  public:

@@ -76,7 +76,12 @@ void Optimizer::step(double lr, const torch::Tensor& grad_factor, const torch::T
   (*adam_)(lr, grad_factor, skip);
 }
 
-const char* Optimizer::kernel() const { return name(adam_->kernel()); }
+std::string Optimizer::kernel() const {
+  const AdamKernel kernel = adam_->kernel();
+  if (kernel != AdamKernel::kOnePassLoop) return name(kernel);
+  return std::string(name(kernel)) + " over " + std::to_string(one_pass_loop_threads()) +
+         " thread(s)";
+}
 
 checkpoint::OptimizerFile Optimizer::checkpoint_file(const torch::nn::Module& model, int rank,
                                                      int world_size) {

@@ -17,6 +17,7 @@
 // run's moments) and empties it.
 #pragma once
 #include <memory>
+#include <string>
 
 #include <torch/torch.h>
 
@@ -31,7 +32,7 @@ class Optimizer {
   Optimizer(torch::optim::Adam& whole, distributed::GradSync& sync);
   // grad_factor (0-dim float64), skip (0-dim bool): on the parameters' device.
   void step(double lr, const torch::Tensor& grad_factor, const torch::Tensor& skip);
-  const char* kernel() const;  // how the update computes (adam_step.h)
+  std::string kernel() const;  // how the update computes (adam_step.h), over how many threads
   // What this rank writes of the state (the live tensors): `model` names the
   // parameters, in the order the sync was given them.
   checkpoint::OptimizerFile checkpoint_file(const torch::nn::Module& model, int rank,
