@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "temp_dir_test.h"
 #include "trainer/runtime/cgroup_memory.h"
@@ -14,6 +16,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+
+// v1's "no limit": the largest page-aligned int64.
+const std::string kNone = "9223372036854771712";
 
 class CgroupMemoryLimit : public test_util::TempDirTest {
  protected:
@@ -35,6 +40,11 @@ class CgroupMemoryLimit : public test_util::TempDirTest {
            "41 31 0:38 / " +
            (dir_ / "cg/unified").string() + " rw,relatime - cgroup2 cgroup2 rw\n";
   }
+  // v1 limits: {cgroup below the memory hierarchy's root, memory.limit_in_bytes}.
+  void v1_limits(const std::vector<std::pair<std::string, std::string>>& limits) {
+    for (const auto& [cgroup, bytes] : limits)
+      write(dir_ / ("cg/memory" + cgroup) / "memory.limit_in_bytes", bytes + "\n");
+  }
   std::string v2_mountinfo() {
     return "30 24 0:26 / " + (dir_ / "cg").string() +
            " rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate\n";
@@ -50,12 +60,11 @@ class CgroupMemoryLimit : public test_util::TempDirTest {
 // Slurm's cgroup v1 layout: the job's limit (4 GiB) binds, its step's (8 GiB)
 // and the task's (none) do not.
 TEST_F(CgroupMemoryLimit, V1TheLeastFromTheProcesssCgroupUp) {
-  const fs::path memory = dir_ / "cg/memory";
-  write(memory / "memory.limit_in_bytes", "9223372036854771712\n");
-  write(memory / "slurm/memory.limit_in_bytes", "9223372036854771712\n");
-  write(memory / "slurm/uid_0/job_7/memory.limit_in_bytes", "4294967296\n");
-  write(memory / "slurm/uid_0/job_7/step_0/memory.limit_in_bytes", "8589934592\n");
-  write(memory / "slurm/uid_0/job_7/step_0/task_1/memory.limit_in_bytes", "9223372036854771712\n");
+  v1_limits({{"", kNone},
+             {"/slurm", kNone},
+             {"/slurm/uid_0/job_7", "4294967296"},
+             {"/slurm/uid_0/job_7/step_0", "8589934592"},
+             {"/slurm/uid_0/job_7/step_0/task_1", kNone}});
   write(dir_ / "cg/unified/memory.max", "1024\n");  // not the memory controller's hierarchy
   const auto found = limit(v1_mountinfo(),
                            "12:cpu,cpuacct:/slurm/uid_0/job_7/step_0/task_1\n"
@@ -69,7 +78,7 @@ TEST_F(CgroupMemoryLimit, V1TheLeastFromTheProcesssCgroupUp) {
 
 // A container whose mount shows its own cgroup (/docker/abc) as the root.
 TEST_F(CgroupMemoryLimit, V1AMountOfTheProcesssOwnSubtree) {
-  write(dir_ / "cg/memory/memory.limit_in_bytes", "2147483648\n");
+  v1_limits({{"", "2147483648"}});
   const auto found = limit(v1_mountinfo("/docker/abc"), "4:memory:/docker/abc\n");
   ASSERT_TRUE(found);
   EXPECT_EQ(found->bytes, 2147483648.0);
@@ -107,20 +116,17 @@ TEST_F(CgroupMemoryLimit, MountinfoAsTheKernelWritesIt) {
 // v1 with memory.use_hierarchy 0 above the process: that parent's limit
 // does not bind it.
 TEST_F(CgroupMemoryLimit, V1AParentThatDoesNotCountItsChildren) {
-  const fs::path memory = dir_ / "cg/memory";
-  write(memory / "memory.limit_in_bytes", "9223372036854771712\n");
-  write(memory / "a/memory.limit_in_bytes", "1073741824\n");
-  write(memory / "a/memory.use_hierarchy", "0\n");
-  write(memory / "a/b/memory.limit_in_bytes", "9223372036854771712\n");
+  v1_limits({{"", kNone}, {"/a", "1073741824"}, {"/a/b", kNone}});
+  write(dir_ / "cg/memory/a/memory.use_hierarchy", "0\n");
   EXPECT_FALSE(limit(v1_mountinfo(), "4:memory:/a/b\n"));
-  write(memory / "a/memory.use_hierarchy", "1\n");
+  write(dir_ / "cg/memory/a/memory.use_hierarchy", "1\n");
   EXPECT_EQ(limit(v1_mountinfo(), "4:memory:/a/b\n")->bytes, 1073741824.0);
 }
 
 // A cgroup that no mount shows (outside the cgroup namespace, or under
 // another subtree than the mount's): the mount root's limit is not its.
 TEST_F(CgroupMemoryLimit, NoneForACgroupNoMountShows) {
-  write(dir_ / "cg/memory/memory.limit_in_bytes", "1073741824\n");
+  v1_limits({{"", "1073741824"}});
   EXPECT_FALSE(limit(v1_mountinfo("/docker/abc"), "4:memory:/docker/other\n"));
   EXPECT_FALSE(limit(v1_mountinfo(), "4:memory:/../elsewhere\n"));
 }
