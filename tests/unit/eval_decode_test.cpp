@@ -293,8 +293,8 @@ TEST(BeamSearch, ATransformersSentencesDecodeTogetherAsAlone) {
 }
 
 TEST(DecodeBatch, TwoThreadsDecodeAsOne) {
-  // With 2 LibTorch threads decode_batch splits the rows over two threads
-  // (rows_in_parallel.h); with 1 the whole batch runs in this one.
+  // With 2 LibTorch threads decode_batch splits a small model's rows over two
+  // threads (rows_in_parallel.h); with 1 the whole batch runs in this one.
   torch::manual_seed(19);
   model::EncoderDecoder model(tiny_config());
   model->eval();

@@ -4,14 +4,15 @@
 //
 // A decoding step is many small operations (the newest position only: a
 // [N, 1, D] input to each projection, attention over a short cache, a
-// generator of a few rows). Split over threads, each costs a fork and a join
-// of LibTorch's thread pool and gains little; rows decoded apart share
-// nothing until the end. Measured with tests/bench/export_decode_bench.sh,
-// 2 threads on 2 cores (LibTorch 1.13, OpenBLAS): the small model's greedy
-// decoding took 0.105 s with both threads in each operation — slower than
-// one thread alone (0.097 s) — and 0.08 s in two shares; the mid and base
-// models the same either way (0.57 s, 1.40-1.47 s greedy), their
-// operations large enough to split.
+// generator of a few rows). With a small model each is too small to split:
+// over threads it costs a fork and a join of LibTorch's thread pool and
+// gains little, while rows decoded apart share nothing until the end.
+// Measured with tests/bench/export_decode_bench.sh, 2 threads on 2 cores
+// (LibTorch 1.13, OpenBLAS): the small model's greedy decoding took 0.105 s
+// with both threads in each operation — slower than one thread alone
+// (0.097 s) — and 0.08 s in two shares; the mid and base models the same
+// or faster in shares (0.53 against 0.57 s; 1.40-1.47 s greedy). When it
+// uses shares: decode.cpp.
 //
 // A sentence's hypothesis can differ in the last bits of its scores from
 // the one decoded with T = 1 (its share is padded to the share's longest
