@@ -33,27 +33,28 @@ TokenSequences decode_rows(model::EncoderDecoder& model, const torch::Tensor& sr
 }
 
 // Whether threads decode shares of the batch (rows_in_parallel.h) rather
-// than each running part of every operation. Each share reads every weight
-// matrix at each step. Up to 1M parameters (4 MiB) the weights stay in a
-// core's caches (L2 of 1-2 MiB and its part of L3), and a step is many small
-// operations: shares. A larger model's weights come from memory once per
-// share and step, and a share's GEMMs do 2 M FLOPs per float read for its M
-// rows: from 32 sentences a share (64 FLOPs a float, beyond what a core's
-// part of a node's memory bandwidth feeds) they are bound by arithmetic, not
-// by the reads: shares; fewer (many cores, a small batch), each operation
-// over all threads, its GEMM reading each weight once for every row. Measured
-// with 2 threads (export_decode_bench.sh): in shares the small model (0.24 M)
-// 1.3x faster, mid (9.6 M, 100 sentences a share) 1.07x greedy and 1.15x
-// beam 4, base (77 M, 32 a share) as fast.
+// than each running part of every operation. A share reads every weight
+// matrix at each step. Up to 1 M parameters the weights stay in a core's
+// caches and a step is many small operations: shares (0.24 M measured, 1 M
+// an extrapolation). A larger model's weights come from memory, once per
+// share and step; a share's GEMMs over its M rows (sentences times beams) do
+// 2M FLOPs per float read. From 32 rows a share (64 FLOPs a float: about
+// what a core's part of a loaded node's memory bandwidth feeds a core's
+// float32 GEMM, an estimate; only 2 cores measured here) shares; fewer (many
+// cores, a small batch) each operation runs over all threads, its GEMMs
+// reading each weight once for all rows. Measured with 2 threads
+// (export_decode_bench.sh, medians of three runs): in shares the small
+// model 1.3x faster greedy and 1.4x beam 4, mid (9.6 M, 100 sentences a
+// share) 1.07x and 1.15x, base (77 M, 32 a share) as fast.
 constexpr int64_t kCacheResidentParameters = int64_t{1} << 20;
-constexpr int64_t kSentencesPerShare = 32;
+constexpr int64_t kRowsPerShare = 32;
 
-bool in_shares(model::EncoderDecoder& model, const torch::Tensor& src) {
+bool in_shares(model::EncoderDecoder& model, const torch::Tensor& src, int64_t beam) {
   const int threads = torch::get_num_threads();
   if (!src.is_cpu() || src.size(0) < 2 || threads < 2) return false;
   int64_t parameters = 0;
   for (const auto& p : model->parameters()) parameters += p.numel();
-  return parameters <= kCacheResidentParameters || src.size(0) / threads >= kSentencesPerShare;
+  return parameters <= kCacheResidentParameters || src.size(0) * beam / threads >= kRowsPerShare;
 }
 
 }  // namespace
@@ -65,7 +66,7 @@ std::vector<std::vector<int32_t>> decode_batch(model::EncoderDecoder& model,
   const auto decode = [&](const torch::Tensor& rows) {
     return decode_rows(model, rows, special, options);
   };
-  if (in_shares(model, src))
+  if (in_shares(model, src, options.beam))
     return decode_rows_in_parallel(src, special.pad, torch::get_num_threads(), decode);
   return decode(src);
 }

@@ -3,8 +3,8 @@
 // 50 tokens (the paper's limit, section 6.1), whatever else is in the batch.
 // On the CPU with T > 1 LibTorch threads, a batch is decoded by T threads,
 // a share of the rows each (rows_in_parallel.h), where the model is small or
-// each share has 32 sentences at least; else each operation runs over the T
-// threads.
+// each share has 32 rows (sentences times beams) at least; else each
+// operation runs over the T threads.
 #pragma once
 #include <cstdint>
 #include <string>

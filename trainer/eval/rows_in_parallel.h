@@ -1,6 +1,7 @@
-// Decoding a batch on the CPU with T > 1 LibTorch threads: T threads each
-// decode a share of the batch's rows, single-threaded, instead of the whole
-// batch running each operation over T threads.
+// Decoding a batch on the CPU with T > 1 LibTorch threads, where decode.cpp
+// chooses it: T threads each decode a share of the batch's rows,
+// single-threaded, instead of the whole batch running each operation over T
+// threads.
 //
 // A decoding step is many small operations (the newest position only: a
 // [N, 1, D] input to each projection, attention over a short cache, a
@@ -10,9 +11,11 @@
 // Measured with tests/bench/export_decode_bench.sh, 2 threads on 2 cores
 // (LibTorch 1.13, OpenBLAS): the small model's greedy decoding took 0.105 s
 // with both threads in each operation — slower than one thread alone
-// (0.097 s) — and 0.08 s in two shares; the mid and base models the same
-// or faster in shares (0.53 against 0.57 s; 1.40-1.47 s greedy). When it
-// uses shares: decode.cpp.
+// (0.097 s) — and 0.08 s in two shares. With larger models, whose
+// operations do split well, shares were as fast or faster (medians of three
+// runs, in shares against each operation over both threads: mid greedy
+// 0.56 against 0.60 s, beam 4 1.76 against 2.02 s; base greedy 1.61
+// against 1.58 s).
 //
 // A sentence's hypothesis can differ in the last bits of its scores from
 // the one decoded with T = 1 (its share is padded to the share's longest
