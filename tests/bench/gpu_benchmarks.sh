@@ -9,7 +9,7 @@
 #   TOKENS="10240 32768 65536" PRECISIONS="fp32 tf32 bf16" STEPS=40 OUT=runs/gpu-bench
 #   PEERS="annotated|fast|fast --compile"        # the peers' --impl, |-separated ("": none)
 #   BUILD_DIR=build-cuda PYTHON=.venv/torch/bin/python
-#   PEER_DIR=.gpu-bundle/peer                    # default: that (scripts/gpu_bundle.sh), else
+#   PEER_DIR=.gpu-kit/peer                       # default: that (scripts/gpu_kit.sh), else
 #                                                # ../shared/peer; without one, no peers
 #   PEAK_TFLOPS="fp32=67 tf32=495 bf16=989"     # when the GPU is not one of the known ones below
 #   DRY_RUN=1 tests/bench/gpu_benchmarks.sh      # without a GPU: the default model on the CPU,
@@ -34,11 +34,11 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath "${BUILD_DIR:-$src/build-cuda}")
 python=${PYTHON:-$src/.venv/torch/bin/python}
-peer_dir=${PEER_DIR:-$src/.gpu-bundle/peer}
+peer_dir=${PEER_DIR:-$src/.gpu-kit/peer}
 [ -n "${PEER_DIR:-}" ] || [ -f "$peer_dir/gpu_peer.py" ] || peer_dir=$src/../shared/peer
 IFS='|' read -ra peers <<<"${PEERS-annotated|fast|fast --compile}"
 if [ ${#peers[@]} -gt 0 ] && [ ! -f "$peer_dir/gpu_peer.py" ]; then
-  echo "no PyTorch peer in $peer_dir (PEER_DIR; scripts/gpu_bundle.sh): the trainer alone" >&2
+  echo "no PyTorch peer in $peer_dir (PEER_DIR; scripts/gpu_kit.sh): the trainer alone" >&2
   peers=()
 fi
 dry=${DRY_RUN:-0}
