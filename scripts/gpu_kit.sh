@@ -60,10 +60,11 @@ else
     "$python" -m pip install -q "torch==$torch_version" numpy h5py
   fi
   if [ ! -f "$build/build.ninja" ]; then  # a configure that failed leaves no build.ninja: tried again
+    mkdir -p "$build"
     cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       "-DCMAKE_PREFIX_PATH=$(TORCH_PYTHON=$python bash "$src/scripts/torch_prefix.sh")" \
-      "-DTEST_PYTHON=$python" > "$build.configure.log" 2>&1 ||
-      { cat "$build.configure.log" >&2; exit 1; }
+      "-DTEST_PYTHON=$python" > "$build/configure.log" 2>&1 ||
+      { cat "$build/configure.log" >&2; exit 1; }
   fi
   say "building ${programs[*]##*/} in $build"
   cmake --build "$build" -j "$(nproc)" --target "${programs[@]##*/}"
