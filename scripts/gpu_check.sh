@@ -29,7 +29,7 @@
 #                   fast eager PyTorch peer: tokens/s, ratio, MFU, peak memory, the step with
 #                   and without data loading (OUT_DIR/4-base_speed/gpu_benchmarks.md)
 #   5 beam          beam 4 on the GPU = the CPU's hypotheses
-#   6 exact_resume  exact resume in deterministic mode, bf16, with preemption
+#   6 exact_resume  exact resume in deterministic mode, bf16 and fp32, with preemption
 #   7 profile       one profiled step of paper-base bf16: top kernels by GPU time, launches
 #                   per step (OUT_DIR/7-profile.md); on the GPU it must see device kernels
 #   8 shared_gpu    two ranks sharing the GPU over MPI = one rank with accumulation
@@ -308,7 +308,7 @@ else
   stage 4 base_speed 150 benchmark 4-base_speed "TOKENS=25600 65536" PRECISIONS=bf16 STEPS=20 PEERS=fast
 fi
 stage 5 beam 80 gpu beam_gpu_vs_cpu
-stage 6 exact_resume 120 env GPU_PRECISIONS=bf16 bash "$src/tests/gpu/exact_resume_gpu.sh" "$build" "$src"
+stage 6 exact_resume 180 env "GPU_PRECISIONS=bf16 fp32" bash "$src/tests/gpu/exact_resume_gpu.sh" "$build" "$src"
 if ((dry)); then
   stage 7 profile 60 profile default fp32 40
 else

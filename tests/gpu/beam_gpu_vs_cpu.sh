@@ -9,7 +9,7 @@ require_gpu
 source "$src/tests/script_lib.bash"
 enter_scratch gpu-beam
 "$build/bin/prepare_data" --task reverse --out data/reverse --seed 1 --train-size 20000 \
-  --valid-size 0 --test-size 500 --min-len 4 --max-len 10 --symbols 20 >/dev/null
+  --valid-size 200 --test-size 500 --min-len 4 --max-len 10 --symbols 20 >/dev/null
 "$build/bin/trainer" --config "$src/configs/default.toml" --run.out_dir runs --train.max_steps 600 \
   --train.device cuda > train.log 2>&1 || fail "training on the GPU" train.log
 for device in cuda cpu; do

@@ -6,6 +6,11 @@
 # trajectory within float tolerance, because the cursor counts global batches;
 # 2 -> 3 reads the two ranks' optimizer parts into three shards, and the parts
 # (read by torch.load) assemble to the moments one rank saved whole.
+# Across world sizes the ranks' shares of a batch are summed in another
+# order: float32 rounding (1e-4 for the optimizer's moments, 1e-5 for the
+# trajectories). ACROSS_SIZES=0 leaves that part out (tests/gpu/
+# exact_resume_gpu.sh, in 16-bit precisions, where a world size's own
+# rounding is what tests/gpu/shared_gpu_invariance.sh bounds).
 # Usage: exact_resume.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -22,14 +27,6 @@ for k in 4 5 7 11; do
     || fail "resume from step $k" "from$k.log"
   grep -q "resuming from .*step_$(printf %08d $k) (step $k" "from$k.log" || fail "did not resume at $k" "from$k.log"
 done
-
-# Across world sizes, dropout 0.
-opts0=(--train.max_steps 12 --train.save_every 4 --model.dropout 0)
-trainer_run w2 2 "${opts0[@]}" || fail "2-rank run" w2.log
-trainer_run w2to1 1 "${opts0[@]}" --resume runs/w2/checkpoints/step_00000004 || fail "2 -> 1" w2to1.log
-trainer_run w2to3 3 "${opts0[@]}" --resume runs/w2/checkpoints/step_00000004 || fail "2 -> 3" w2to3.log
-trainer_run w1 1 "${opts0[@]}" || fail "1-rank run" w1.log
-trainer_run w1to3 3 "${opts0[@]}" --resume runs/w1/checkpoints/step_00000004 || fail "1 -> 3" w1to3.log
 
 "$python" - <<'PY'
 import json, torch
@@ -53,11 +50,22 @@ for k in (4, 5, 7, 11):
     for step, row in rows(run, "valid.jsonl").items():
         assert row["loss"] == full_valid[step]["loss"], (run, step)
     print(f"resume at step {k}: parameters bitwise equal, {len(got)} logged rows identical")
+PY
+[ "${ACROSS_SIZES:-1}" = 1 ] || { echo "exact resume (same world size): OK"; exit 0; }
 
+# Across world sizes, dropout 0.
+opts0=(--train.max_steps 12 --train.save_every 4 --model.dropout 0)
+trainer_run w2 2 "${opts0[@]}" || fail "2-rank run" w2.log
+trainer_run w2to1 1 "${opts0[@]}" --resume runs/w2/checkpoints/step_00000004 || fail "2 -> 1" w2to1.log
+trainer_run w2to3 3 "${opts0[@]}" --resume runs/w2/checkpoints/step_00000004 || fail "2 -> 3" w2to3.log
+trainer_run w1 1 "${opts0[@]}" || fail "1-rank run" w1.log
+trainer_run w1to3 3 "${opts0[@]}" --resume runs/w1/checkpoints/step_00000004 || fail "1 -> 3" w1to3.log
+
+"$python" - <<'PY'
 # Two ranks sharding the update write one optimizer part each; its pieces,
 # put together by their "elements", are the moments one rank saved whole
 # (the same global batches: equal within float tolerance).
-import os
+import os, torch
 step4 = "checkpoints/step_00000004"
 files = sorted(f for f in os.listdir(f"runs/w2/{step4}") if f.startswith("optimizer"))
 assert files == ["optimizer-00000-of-00002.pt", "optimizer-00001-of-00002.pt"], files
@@ -75,19 +83,23 @@ for f in files:
             assert flat[begin:end].isnan().all(), f"{name}: elements {begin}..{end} twice"
             flat[begin:end] = t
 assert sorted(assembled) == sorted(n for n in whole if not n.endswith(".step"))
-worst = 0.0
+rtol = 1e-4
+differences = {}
 for name, flat in assembled.items():
     expected = whole[name].reshape(-1)
     assert not flat.isnan().any(), f"{name}: elements missing from the parts"
     # Summed in another order: relative to the tensor's norm, not elementwise
     # (an element near zero may differ by more than its own size).
-    difference = ((flat - expected).norm() / expected.norm()).item()
-    worst = max(worst, difference)
-    assert difference < 1e-4, (name, difference)
-print(f"2 ranks' optimizer parts assemble to 1 rank's optimizer.pt (relative difference <= {worst:.1e})")
+    differences[name] = ((flat - expected).norm() / expected.norm()).item()
+worst = max(differences, key=differences.get)
+assert differences[worst] < rtol, ("relative differences over", rtol,
+                                   {n: d for n, d in differences.items() if d >= rtol})
+print(f"2 ranks' optimizer parts assemble to 1 rank's optimizer.pt (relative difference "
+      f"<= {differences[worst]:.1e}, {worst}; tolerance {rtol:.0e})")
 PY
 # another world size: float tolerance
-"$python" "$src/tests/trajectory.py" 1e-5 w2 w2to1
-"$python" "$src/tests/trajectory.py" 1e-5 w2 w2to3
-"$python" "$src/tests/trajectory.py" 1e-5 w1 w1to3
+for pair in "w2 w2to1" "w2 w2to3" "w1 w1to3"; do
+  # shellcheck disable=SC2086  # two run names
+  "$python" "$src/tests/trajectory.py" 1e-5 $pair
+done
 echo "exact resume: OK"
