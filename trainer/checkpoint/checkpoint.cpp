@@ -269,6 +269,9 @@ std::string Checkpoints::resolve(const std::string& which) const {
   return which;
 }
 
+// Every failure is an answer in *why, never an exception: a checkpoint can
+// be pruned by its still-training run while it is read here (renamed away,
+// then removed), and the caller tells that case by the directory having gone.
 bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
   std::ifstream sums(fs::path(checkpoint_dir) / "SHA256SUMS");
   if (!sums) {
@@ -283,8 +286,13 @@ bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
       *why = path.string() + " is missing";
       return false;
     }
-    if (data::sha256_file(path) != hash) {
-      *why = path.string() + " does not match its SHA256SUMS entry";
+    try {
+      if (data::sha256_file(path) != hash) {
+        *why = path.string() + " does not match its SHA256SUMS entry";
+        return false;
+      }
+    } catch (const std::exception& e) {  // cannot open or read it
+      *why = e.what();
       return false;
     }
     listed.push_back(file);
@@ -304,8 +312,13 @@ bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
   }
   // Loading reads the optimizer files there are: they must be the ones listed.
   std::vector<std::string> present;
-  for (const auto& entry : fs::directory_iterator(checkpoint_dir))
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(checkpoint_dir, error))
     present.push_back(entry.path().filename().string());
+  if (error) {
+    *why = "cannot list " + checkpoint_dir + ": " + error.message();
+    return false;
+  }
   try {
     if (optimizer_files(present) != optimizer) {
       *why = checkpoint_dir + " holds optimizer files that SHA256SUMS does not list";
