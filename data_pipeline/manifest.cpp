@@ -1,5 +1,7 @@
 #include "data_pipeline/manifest.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -151,8 +153,9 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     throw std::runtime_error("dataset directory " + dir.string() + " does not exist");
   }
   std::ifstream in(file);
-  if (!in)
-    throw std::runtime_error(dir.string() + " is not a dataset: cannot open " + file.string());
+  if (!in)  // errno: the open(2) of the file's stream
+    throw std::runtime_error(dir.string() + " is not a dataset: cannot open " + file.string() +
+                             ": " + std::strerror(errno));
   json document;
   try {
     document = json::parse(in);

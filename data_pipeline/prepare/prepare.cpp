@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include "data_pipeline/dataset_identity.h"
@@ -520,6 +522,13 @@ Manifest prepare_dataset(const PrepareOptions& options) {
     if (::mkdtemp(pattern.data()) == nullptr)
       throw std::runtime_error("cannot create a directory beside " + out.string() + ": " +
                                std::strerror(errno));
+    // mkdtemp makes it 0700, and the rename that publishes it keeps that:
+    // the dataset gets the mode of any directory its user makes (0777 less
+    // the umask), so that a colleague's job can read a shared dataset.
+    const mode_t mask = ::umask(0);  // reading the umask sets it: put back at once
+    ::umask(mask);
+    if (::chmod(pattern.c_str(), 0777 & ~mask) != 0)
+      throw std::runtime_error("cannot set the mode of " + pattern + ": " + std::strerror(errno));
     temp_name = pattern;
   });
   const fs::path temp = ranks.broadcast(temp_name);

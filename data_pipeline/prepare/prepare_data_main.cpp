@@ -84,8 +84,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!upgrade.empty()) {
-    if (app.count_all() > 1) {
-      if (process.is_main()) logging::error("prepare_data: --upgrade DIR takes no other option");
+    const auto others = app.get_options(
+        [](const CLI::Option* o) { return o->count() > 0 && o->get_name() != "--upgrade"; });
+    if (!others.empty()) {
+      if (process.is_main())
+        logging::error("prepare_data: --upgrade DIR takes no other option ({} given)",
+                       others.front()->get_name());
       return 2;
     }
     try {

@@ -130,6 +130,38 @@ TEST_F(DataCli, ExistingOutputNeedsForce) {
   expect_only({"dataset"});
 }
 
+// The remedy every split-index message names, with the dataset given
+// absolute or relative, and nothing else on its command line.
+TEST_F(DataCli, UpgradeRunsAloneAndNamesAnyOtherOption) {
+  ASSERT_EQ(prepare_data("--task copy --train-size 5 --out " + out_).status, 0);
+  const auto absolute = prepare_data("--upgrade " + out_);
+  EXPECT_EQ(absolute.status, 0) << absolute.output;
+  EXPECT_NE(absolute.output.find("already up to date"), std::string::npos) << absolute.output;
+  const auto relative = test_util::run_command("cd " + dir_.string() + " && " +
+                                               test_paths::bin_dir() + "/prepare_data --upgrade dataset");
+  EXPECT_EQ(relative.status, 0) << relative.output;
+  expect_failure(prepare_data("--upgrade " + out_ + " --force"),
+                 {"--upgrade DIR takes no other option (--force given)"}, 2);
+}
+
+// A dataset is shared: it gets the mode a directory made under the user's
+// umask gets (mkdtemp's 0700 does not survive), and a manifest that cannot
+// be opened says why (the errno: here a link to itself, which root meets as
+// anyone does, where a permission would not stop root).
+TEST_F(DataCli, TheDatasetFollowsTheUmaskAndAManifestThatCannotBeOpenedSaysWhy) {
+  for (const auto& [umask, mode] : {std::pair{"022", fs::perms(0755)}, {"027", fs::perms(0750)}}) {
+    const auto made = test_util::run_command("umask " + std::string(umask) + " && " +
+                                             test_paths::bin_dir() + "/prepare_data --task copy "
+                                             "--train-size 5 --force --out " + out_);
+    ASSERT_EQ(made.status, 0) << made.output;
+    EXPECT_EQ(fs::status(out_).permissions() & fs::perms::all, mode) << "umask " << umask;
+  }
+  fs::remove(fs::path(out_) / "manifest.json");
+  fs::create_symlink("manifest.json", fs::path(out_) / "manifest.json");
+  expect_failure(prepare_data("--upgrade " + out_),
+                 {"manifest.json", "Too many levels of symbolic links"});
+}
+
 TEST_F(DataCli, MalformedNumberIsAUsageErrorNotACrash) {
   const auto word = prepare_data("--task copy --out " + out_ + " --shard-mb abc");
   expect_failure(word, {"--shard-mb (dataset.shard_mb) must be an integer, got 'abc'"}, 2);
