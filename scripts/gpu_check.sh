@@ -87,6 +87,7 @@ machine() {
            "$(command -v python3)"; do
     if [ -n "$p" ] && [ -x "$p" ] && $q "$p" -c 'import torch' 2> /dev/null; then python=$p; break; fi
   done
+  echo "python=${python@Q}" > "$out/env.sh"  # first: the probes below may outlast the stage
   first_line() { $q "$@" 2>&1 | head -1; }
   has_header() { echo "#include <$1>" | $q "${CXX:-c++}" -std=c++17 -x c++ -fsyntax-only - 2> /dev/null; }
   {
@@ -119,15 +120,18 @@ print(f"{torch.__version__} (CUDA {torch.version.cuda}, NCCL {nccl}, "
     echo "| PyTorch peer | $([ -f "$kit/peer/gpu_peer.py" ] && echo "$kit/peer" || echo "none ($kit/peer)") |"
   } > "$out/machine.md"
   cat "$out/machine.md"
-  echo "python=${python@Q}" > "$out/env.sh"
   [ -n "$python" ] || { echo "no Python with torch here: set TORCH_PYTHON"; return 1; }
 }
 
 # Stage 1: the programs. The kit's when it was made from these sources against
 # this torch and every library they load is found: torch's and its nvidia-*
-# libraries by LD_LIBRARY_PATH (the kit's programs have no search path of
-# their own), and of the kit's lib/ only the sonames the machine lacks.
-# Else a build here, the trainer first.
+# libraries by LD_LIBRARY_PATH, first, so that the CUDA runtime, NCCL and
+# OpenMP runtime loaded are the ones torch's own libraries load (the kit's
+# programs have no search path of their own: their build's DT_RPATH named
+# this machine's folders and a CUDA toolkit's, CMakeLists.txt), then of the
+# kit's lib/ only the sonames the machine lacks, then the machine's own path.
+# Every later stage gets that path from env.sh. Else a build here, the
+# trainer first.
 # (a list in a string: an exported function cannot read an array)
 programs="bin/trainer bin/evaluate bin/prepare_data bench/train_step_bench bench/loss_bench"
 kit_fits() {
@@ -142,28 +146,36 @@ kit_fits() {
   [ "$source" = "$KIT_SOURCE" ] || { echo "the kit is built from other sources (commit $KIT_COMMIT)"; return 1; }
 }
 use_kit() {
-  local torch_lib libs p soname missing
+  local torch_lib libs p soname missing added path
   torch_lib=$("$python" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))') || return 1
   libs=$torch_lib
-  for p in "$(dirname "$(dirname "$torch_lib")")"/nvidia/*/lib; do libs+=:$p; done
+  for p in "$(dirname "$(dirname "$torch_lib")")"/nvidia/*/lib; do [ -d "$p" ] && libs+=:$p; done
+  path=$libs:$build/kit-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   rm -rf "${build:?}/bin" "$build/bench" "$build/kit-lib" "$build/CMakeCache.txt"
   mkdir -p "$build/kit-lib" && cp -r "$kit/build/." "$build/" || return 1
   echo "TEST_PYTHON:FILEPATH=$python" >> "$build/CMakeCache.txt"
-  # Sonames not found, filled from the kit until none is left or the kit has none
-  # (a library taken from the kit may itself need another).
-  for _ in 1 2 3 4; do
-    missing=$(for p in $programs; do LD_LIBRARY_PATH=$libs:$build/kit-lib ldd "$build/$p"; done |
+  # The sonames not found, filled from the kit until none is missing (a
+  # library taken from the kit may need another in turn).
+  while :; do
+    missing=$(for p in $programs; do LD_LIBRARY_PATH=$path ldd "$build/$p"; done |
       awk '$2 == "=>" && $3 == "not" { print $1 }' | sort -u)
     [ -n "$missing" ] || break
+    added=0
     for soname in $missing; do
       [ -f "$kit/lib/$soname" ] || { echo "not on this machine nor in the kit: $soname"; return 1; }
-      ln -sf "$kit/lib/$soname" "$build/kit-lib/$soname"
+      [ -e "$build/kit-lib/$soname" ] && continue
+      ln -s "$kit/lib/$soname" "$build/kit-lib/$soname" && added=1
       echo "from the kit: $soname"
     done
+    ((added)) || { echo "still not found, though in the kit: $missing"; return 1; }
   done
-  [ -z "$missing" ] || { echo "still missing: $missing"; return 1; }
+  # Every symbol bound at once (LD_BIND_NOW): a library of the machine's of
+  # the soname the programs were linked against, but of another version,
+  # shows here and not in the middle of a stage.
+  for p in bin/trainer bin/evaluate bin/prepare_data; do
+    LD_BIND_NOW=1 LD_LIBRARY_PATH=$path "$build/$p" --help > /dev/null || { echo "$p does not start"; return 1; }
+  done
   echo "export LD_LIBRARY_PATH=${libs@Q}:${build@Q}/kit-lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}" >> "$out/env.sh"
-  LD_LIBRARY_PATH=$libs:$build/kit-lib "$build/bin/trainer" --help > /dev/null || return 1
   echo "programs: the kit's (torch $("$python" -c 'import torch; print(torch.__version__)'), $(grep KIT_COMMIT "$kit/kit.env"))"
 }
 build_programs() {
@@ -292,14 +304,9 @@ stage() {
 own_session=$(read -r f < /proc/$$/stat; f=${f##*) }; read -r _ _ _ s _ <<< "$f"; echo "$s")
 
 stage 0 machine 90 machine
-python=
-# shellcheck disable=SC1091  # written by stage 0
-[ ! -f "$out/env.sh" ] || source "$out/env.sh"
-if [ ! -f "$build/build.ninja" ] && [ ! -f "$build/Makefile" ] && [ -n "$python" ] && kit_fits > /dev/null; then
-  stage 1 programs 60 get_programs
-else
-  stage 1 programs 300 get_programs  # a build here: ~4 minutes on 16 cores from scratch
-fi
+# The kit's programs take seconds, a build here ~4 minutes on 16 cores from
+# scratch; the limit is the build's, since the kit may turn out not to fit.
+stage 1 programs 300 get_programs
 stage 2 nccl_parity 60 gpu cpu_parity
 stage 3 default_job 100 env GPU_PRECISIONS=auto bash "$src/tests/gpu/default_job_gpu.sh" "$build" "$src"
 if ((dry)); then

@@ -8,8 +8,11 @@
 #   scripts/gpu_kit.sh --from-build build-cuda --python .venv/torch/bin/python  # a build already made
 #
 # Without --from-build it installs that torch from PyPI into .venv/gpu-kit-<version>
-# (the wheel the GPU image has, with the CUDA major of this machine's toolkit)
-# and builds the checks' programs against it in build-gpu-kit-<version>/.
+# (PyPI's default wheel of that version: the one the GPU image has, 2.11.0+cu130;
+# its CUDA major must be this machine's toolkit's, which CMake checks) and builds
+# the checks' programs against it in build-gpu-kit-<version>/. --from-build
+# takes a build made otherwise (scripts/build.sh --torch pypi) and brings its
+# programs up to date.
 #
 # .gpu-kit/build     a build folder as the checks read one: bin/{trainer,
 #                    evaluate,prepare_data}, bench/{train_step_bench,loss_bench},
@@ -48,6 +51,9 @@ say() { echo "gpu_kit: $*" >&2; }
 bash "$src/scripts/setup.sh" patchelf > /dev/null  # DT_RPATH removed below
 
 # ---- the programs, built against that torch -----------------------------------
+# The sources hashed before the build and again at the end: an edit made
+# meanwhile would label the programs with sources they were not built from.
+source_hash=$(bash "$src/scripts/source_hash.sh" "$src")
 if [ -n "$from_build" ]; then
   [ -n "$python" ] || { echo "gpu_kit.sh: --from-build needs --python (the torch it was built against)" >&2; exit 2; }
   build=$from_build
@@ -66,11 +72,14 @@ else
       "-DTEST_PYTHON=$python" > "$build/configure.log" 2>&1 ||
       { cat "$build/configure.log" >&2; exit 1; }
   fi
-  say "building ${programs[*]##*/} in $build"
-  cmake --build "$build" -j "$(nproc)" --target "${programs[@]##*/}"
 fi
-grep -q "^TRAINER_BUILT_CUDA:INTERNAL=ON" "$build/CMakeCache.txt" ||
-  { echo "gpu_kit.sh: $build is not a CUDA build (LibTorch without CUDA)" >&2; exit 1; }
+say "building ${programs[*]##*/} in $build"  # with --from-build: what changed since, if anything
+cmake --build "$build" -j "$(nproc)" --target "${programs[@]##*/}" > "$build/gpu-kit-build.log" 2>&1 ||
+  { tail -30 "$build/gpu-kit-build.log" >&2; exit 1; }
+for built in CUDA NCCL; do
+  grep -q "^TRAINER_BUILT_$built:INTERNAL=ON" "$build/CMakeCache.txt" ||
+    { echo "gpu_kit.sh: $build is built without $built (TRAINER_BUILT_$built)" >&2; exit 1; }
+done
 torch_full=$("$python" -c 'import torch; print(torch.__version__)')
 torch_lib=$("$python" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
 site=$(dirname "$(dirname "$torch_lib")")
@@ -81,19 +90,25 @@ for p in "${programs[@]}"; do
   strip --strip-unneeded -o "$kit.new/build/$p" "$build/$p"
   patchelf --remove-rpath "$kit.new/build/$p"
 done
-grep -E "^TRAINER_BUILT_(CUDA|NCCL):" "$build/CMakeCache.txt" > "$kit.new/build/CMakeCache.txt"
+grep -E "^(TRAINER_BUILT_(CUDA|NCCL)|CMAKE_BUILD_TYPE):" "$build/CMakeCache.txt" > "$kit.new/build/CMakeCache.txt"
 
 # ---- the shared libraries they load, but torch's, CUDA's, the system's core ---
 # Resolved here with the build's own search path (its DT_RPATH); each kept by
 # its soname, so that the GPU machine can ask for just the sonames it lacks.
 skip='^(ld-linux.*|linux-vdso.*|lib(c|m|dl|rt|pthread|util|resolv|stdc\+\+|gcc_s)\.so.*|libmpi.*|libopen-(rte|pal).*|libhwloc.*|libevent.*|libpmix.*|libucp.*|libucs.*|libuct.*|libucm.*|libfabric.*|libpsm.*|libibverbs.*|librdmacm.*|libnl-.*|libnuma.*|libcuda\.so.*)$'
-for p in "${programs[@]}"; do ldd "$build/$p"; done | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | sort -u |
+for p in "${programs[@]}"; do ldd "$build/$p"; done > "$kit.new/ldd.txt"
+if grep "not found" "$kit.new/ldd.txt" >&2; then
+  echo "gpu_kit.sh: the programs of $build do not load here (above)" >&2
+  exit 1
+fi
+awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' "$kit.new/ldd.txt" | sort -u |
   while read -r soname path; do
     [[ $path == "$site"/* || $path == /usr/local/cuda* ]] && continue  # torch's and CUDA's own
     [[ $soname =~ $skip ]] && continue
     cp -L "$path" "$kit.new/lib/$soname"
   done
 strip --strip-unneeded "$kit.new/lib/"*.so* 2> /dev/null || true
+rm "$kit.new/ldd.txt"
 
 # ---- headers for a build on the GPU machine, when the programs cannot serve ---
 declare -A PACKAGES=([tomlplusplus]="libtomlplusplus-dev libtomlplusplus3" [CLI11]="libcli11-dev"
@@ -118,10 +133,15 @@ fi
 {
   echo "# made by scripts/gpu_kit.sh on $(hostname), $(. /etc/os-release && echo "$PRETTY_NAME"), $(date -u +%FT%TZ)"
   echo "KIT_TORCH=$torch_full"
-  echo "KIT_SOURCE=$(bash "$src/scripts/source_hash.sh")"
-  echo "KIT_COMMIT=$(git -C "$src" rev-parse --short HEAD 2> /dev/null || echo unknown)"
+  echo "KIT_SOURCE=$source_hash"
+  echo "KIT_COMMIT=$(git -C "$src" rev-parse --short HEAD 2> /dev/null || echo unknown)$(
+    [ -n "$(git -C "$src" status --porcelain --untracked-files=no 2> /dev/null)" ] && echo +changes)"
   echo "KIT_LIBS='$(cd "$kit.new/lib" && echo *)'"
 } > "$kit.new/kit.env"
+if [ "$(bash "$src/scripts/source_hash.sh" "$src")" != "$source_hash" ]; then
+  echo "gpu_kit.sh: the sources changed while the kit was made: make it again" >&2
+  exit 1
+fi
 rm -rf "$kit" && mv "$kit.new" "$kit"
 size=$(du -sm "$kit" | cut -f1)
 say "$kit: ${size} MiB; programs against torch $torch_full; libraries: $(cd "$kit/lib" && echo *)"

@@ -6,7 +6,8 @@
 #     stripped and without a search path of their own, CMake finds each bundled
 #     dependency in it, it stays within what travels;
 #   - with the kit and an empty build folder, the programs are the kit's and
-#     load with what gpu_check.sh gives them (LD_LIBRARY_PATH), no build tree;
+#     load with what gpu_check.sh gives them (LD_LIBRARY_PATH), no build tree,
+#     a library only the kit has among them (prepare_data's spdlog, renamed);
 #   - every stage runs and leaves its log; the GPU-only ones skip (no GPU
 #     here), the others run on the CPU with tiny sizes and pass;
 #   - the archive holds every stage's log, the machine's report, the
@@ -29,12 +30,18 @@ peer_note="no PyTorch peer"
 [ -f "$src/../shared/peer/gpu_peer.py" ] && peer_note="the PyTorch reference"
 bash "$src/scripts/gpu_kit.sh" --from-build "$build" --python "$python" --out kit \
   --peer "$src/../shared/peer" > kit.log 2>&1 || fail "scripts/gpu_kit.sh" kit.log
+search_paths() { readelf -d "$1" | grep -cE '\((RPATH|RUNPATH)\)'; }  # grep -c reads it all
 for p in bin/trainer bin/evaluate bin/prepare_data bench/train_step_bench bench/loss_bench; do
   [ -x "kit/build/$p" ] || fail "the kit has no $p" kit.log
-  ! readelf -d "kit/build/$p" | grep -qE 'RPATH|RUNPATH' || fail "kit/build/$p keeps a search path" kit.log
+  [ "$(search_paths "kit/build/$p")" = 0 ] || fail "kit/build/$p keeps a search path" kit.log
 done
-grep -q "^KIT_SOURCE=$(bash "$src/scripts/source_hash.sh" "$src")$" kit/kit.env || fail "kit.env: KIT_SOURCE" kit/kit.env
+grep -q "^KIT_TORCH=$("$python" -c 'import torch; print(torch.__version__)')$" kit/kit.env ||
+  fail "kit.env: KIT_TORCH is not the build's torch" kit/kit.env
 [ -f kit/lib/libspdlog.so.1.10 ] || fail "the kit has no spdlog (Debian 12's soname)" kit.log
+# A library only the kit has, as on a GPU machine without Debian's spdlog:
+# prepare_data asks for it under a soname this machine lacks.
+cp kit/lib/libspdlog.so.1.10 kit/lib/libspdlog-kit-only.so.1.10
+patchelf --replace-needed libspdlog.so.1.10 libspdlog-kit-only.so.1.10 kit/build/bin/prepare_data
 for name in tomlplusplus CLI11 nlohmann_json GTest; do
   [ -d "kit/deps/$name" ] || { echo "NOTE: kit/deps/$name missing (apt-get download offline?)"; continue; }
   mkdir -p "probe-$name"
@@ -49,7 +56,7 @@ done
 # The main path: the kit's programs in an empty build folder, the archive back.
 TORCH_PYTHON=$python bash "$src/scripts/gpu_check.sh" --dry-run --kit kit --build-dir kit-build \
   --archive back/gpu-check.tar.gz out > check.log 2>&1 || fail "gpu_check.sh --dry-run: a stage failed" check.log
-! readelf -d kit-build/bin/trainer | grep -qE 'RPATH|RUNPATH' || fail "the trainer run is not the kit's" check.log
+[ "$(search_paths kit-build/bin/trainer)" = 0 ] || fail "the trainer run is not the kit's" check.log
 "$python" - "$work" "$peer_note" <<'PY'
 import io, json, os, re, sys, tarfile
 work, peer_note = sys.argv[1], sys.argv[2]
@@ -72,10 +79,10 @@ with tarfile.open(f"{work}/back/gpu-check.tar.gz") as tar:
         assert log, f"stage {n} left no log"
         if n in gpu_only:
             assert "SKIP: no GPU visible" in log, n
-    assert "programs: the kit's" in read("1-programs.log"), read("1-programs.log")
-    machine = read("machine.md")
-    for name in ("torch", "kit", "PyTorch peer"):
-        assert f"| {name} |" in machine, f"machine.md says nothing of {name}"
+    programs = read("1-programs.log")
+    assert "programs: the kit's" in programs, programs
+    assert "from the kit: libspdlog-kit-only.so.1.10" in programs, programs
+    assert "KIT_TORCH=" in read("machine.md"), read("machine.md")
     bench = [json.loads(l) for l in read("4-base_speed/rows.jsonl").splitlines()]
     impls = {r["impl"] for r in bench}
     assert {"trainer", "model step, no data loading"} <= impls, impls

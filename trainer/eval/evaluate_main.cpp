@@ -27,6 +27,7 @@
 #include "trainer/checkpoint/state_dict.h"
 #include "trainer/eval/checkpoint_average.h"
 #include "trainer/eval/evaluation.h"
+#include "trainer/eval/metrics/bleu_tokenizers.h"
 #include "trainer/eval/translate.h"
 #include "trainer/eval/watch.h"
 #include "trainer/runtime/device.h"
@@ -220,7 +221,18 @@ int main(int argc, char** argv) {
   app.add_option(
          "--bleu-tokenize", cli.eval.bleu_tokenize,
          "sacreBLEU tokenizer: auto (char for char datasets, else 13a), 13a, char, zh, none")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(  // before any decoding, not when the split's score is computed
+          [](const std::string& name) {
+            if (name == "auto") return std::string();
+            try {
+              eval::metrics::bleu_tokenizer(name);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what()) + " or auto";
+            }
+          },
+          "TOKENIZER");
   app.add_option("--batch-tokens", cli.eval.batch_tokens, "tokens per batch")
       ->capture_default_str()
       ->check(kPositive);
