@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <iomanip>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -265,6 +265,37 @@ std::string Schema::type_label(const Entry& entry) {
   return labels[entry.field.index()];
 }
 
+namespace {
+
+// A TOML basic string (TOML 1.0, "String"): quotes and backslashes escaped,
+// and every control character, which a basic string may not hold as is
+// (a path with a newline in it), written as an escape.
+std::string toml_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\t': out += "\\t"; break;
+      case '\n': out += "\\n"; break;
+      case '\f': out += "\\f"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char escape[8];
+          std::snprintf(escape, sizeof(escape), "\\u%04X", static_cast<unsigned>(c));
+          out += escape;
+        } else {
+          out += c;  // UTF-8 bytes of other characters as they are
+        }
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
 std::string Schema::to_toml() const {
   std::ostringstream out;
   std::string current;
@@ -279,7 +310,7 @@ std::string Schema::to_toml() const {
                         std::holds_alternative<Named>(entry.field);
     out << key_name(entry.key) << " = ";
     if (quoted)
-      out << std::quoted(value_text(entry.field));
+      out << toml_string(value_text(entry.field));
     else
       out << value_text(entry.field);
     out << "\n";

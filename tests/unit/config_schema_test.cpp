@@ -64,6 +64,25 @@ TEST(RunConfig, ResolvedTomlReadsBackTheSame) {
   EXPECT_EQ(again.config().run.name, "x y");
 }
 
+// Text and paths as TOML escapes them: a newline in run.out_dir (a path may
+// hold any byte but '/' and NUL), quotes, a backslash, a tab and another
+// control character read back the same from the saved config.toml.
+TEST(RunConfig, ControlCharactersAndQuotesReadBackTheSame) {
+  const std::string name = "a \"b\" \\c\td\x01e", out_dir = "/tmp/runs\nnext";
+  CLI::App app;
+  config::RunConfigOptions opts(app);
+  parse(opts, app, {"--run.name", name, "--run.out_dir", out_dir});
+  const std::string toml = opts.to_toml();
+  EXPECT_NE(toml.find("out_dir = \"/tmp/runs\\nnext\""), std::string::npos) << toml;
+  const auto path = write_toml("cfg_escapes.toml", toml);
+  CLI::App app2;
+  config::RunConfigOptions again(app2);
+  parse(again, app2, {"--config", path});
+  EXPECT_EQ(again.config().run.name, name);
+  EXPECT_EQ(again.config().run.out_dir, out_dir);
+  EXPECT_EQ(again.to_toml(), toml);
+}
+
 // Relative data.dir and run.out_dir are made absolute against the working
 // directory, so the saved config.toml means the same from anywhere.
 TEST(RunConfig, RelativePathsBecomeAbsoluteAgainstTheWorkingDirectory) {
