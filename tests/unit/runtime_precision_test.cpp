@@ -28,7 +28,8 @@ TEST(Precision, NamesAndAClearErrorForOthers) {
 
 // auto on a CPU: bf16 exactly when the kernel lists a bfloat16 instruction
 // set among the CPU's flags (the whole /proc/cpuinfo searched here, not
-// parsed line by line as the trainer does); the explicit settings as given.
+// parsed line by line as the trainer does); the explicit settings as given,
+// bf16 with a warning where the CPU would emulate it.
 TEST(Precision, AutoOnACpuFollowsItsBfloat16Instructions) {
   std::ostringstream cpuinfo;
   cpuinfo << std::ifstream("/proc/cpuinfo").rdbuf();
@@ -39,8 +40,10 @@ TEST(Precision, AutoOnACpuFollowsItsBfloat16Instructions) {
   EXPECT_NE(choice.reason.find(native ? "has" : "no bfloat16"), std::string::npos) << choice.reason;
   EXPECT_EQ(runtime::choose_precision(choices::Precision::kFp32, cpu).precision,
             choices::Precision::kFp32);
-  EXPECT_EQ(runtime::choose_precision(choices::Precision::kBf16, cpu).precision,
-            choices::Precision::kBf16);
+  const auto bf16 = runtime::choose_precision(choices::Precision::kBf16, cpu);
+  EXPECT_EQ(bf16.precision, choices::Precision::kBf16);  // as asked, with a warning where emulated
+  EXPECT_EQ(bf16.warning.find("oneDNN emulates them") != std::string::npos, !native) << bf16.warning;
+  EXPECT_TRUE(runtime::choose_precision(choices::Precision::kFp32, cpu).warning.empty());
   EXPECT_EQ(runtime::precision_name(choices::Precision::kBf16), "bf16");
 }
 

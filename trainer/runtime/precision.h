@@ -37,6 +37,7 @@ const std::string& precision_name(choices::Precision precision);
 struct PrecisionChoice {
   choices::Precision precision;
   std::string reason;
+  std::string warning = "";  // a choice that will cost: bf16 asked for on a CPU that emulates it
 };
 PrecisionChoice choose_precision(choices::Precision setting, const torch::Device& device);
 

@@ -114,6 +114,7 @@ choices::Precision chosen_precision(choices::Precision setting, const torch::Dev
     throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device.str() +
                                 " (on CPUs: bf16)");
   logging::info("precision: {} ({})", runtime::precision_name(choice.precision), choice.reason);
+  if (!choice.warning.empty()) logging::warn("{}", choice.warning);
   return choice.precision;
 }
 
