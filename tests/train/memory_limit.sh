@@ -3,7 +3,8 @@
 # model larger than the cgroup's limit, though far smaller than the host's
 # free memory, is refused before it is built — exit 1, a message naming the
 # cgroup and its limit — not killed by the kernel's OOM killer (exit 137,
-# no word). A tiny model in a cgroup with room trains its step. The cgroups
+# no word); so is a model whose weights fit but whose training (gradients,
+# Adam's moments) does not. A tiny model in a cgroup with room trains its step. The cgroups
 # are made below this process's own (v1's memory controller), or (v2) below
 # the nearest cgroup above it that hands the memory controller to its
 # children; skips (exit 77) where none can be made (not root, a read-only
@@ -83,8 +84,21 @@ in_cgroup "trainer-test-$$-small" timeout 300 "$build/bin/trainer" "${TINY[@]}" 
 cgroup=$root${parent#"$mount"}/trainer-test-$$-small
 grep -qF "and this process's cgroup $cgroup allows 1 GiB (its $limit_file" big.log \
   || fail "the refusal does not name the cgroup ($cgroup) and its limit" big.log
-grep -qE "the model \(model.d_model 2048.* needs at least 2\.[0-9]+ GiB" big.log \
-  || fail "the refusal does not say what the model needs" big.log
+grep -qE "the model \(model.d_model 2048.* needs at least 10\.[0-9]+ GiB" big.log \
+  || fail "the refusal does not say what the model needs (4 copies of 2.6 GiB)" big.log
+
+# ~0.4 GiB of weights (d_model 768, d_ff 3072, 6 + 6 layers): they fit in 1
+# GiB, training does not (their gradients and Adam's two moments beside
+# them: ~1.6 GiB). Refused before it is built, naming what training holds,
+# not killed once the gradients are touched.
+mid=(--model.d_model 768 --model.heads 8 --model.d_ff 3072 --model.encoder_layers 6
+     --model.decoder_layers 6 --train.max_steps 1)
+status=0
+in_cgroup "trainer-test-$$-small" timeout 300 "$build/bin/trainer" "${TINY[@]}" --run.name mid \
+  "${mid[@]}" > mid.log 2>&1 || status=$?
+[ "$status" -eq 1 ] || fail "weights that fit, training that does not: exit $status, expected 1" mid.log
+grep -qE "the model \(model.d_model 768.* with what training holds beside it \(4 copies.* needs at least 1\.[0-9]+ GiB" \
+  mid.log || fail "the refusal does not say what training holds" mid.log
 
 # With room (16 GiB) the tiny model is built and trains its one step.
 make_cgroup "trainer-test-$$-large" $((16 << 30))

@@ -27,7 +27,11 @@ struct TaskModel {
   torch::nn::Module& module();  // whichever of the two it is
 };
 
-// Throws std::invalid_argument for a task that is neither.
-TaskModel make_task_model(const config::RunConfig& cfg, const data::Manifest& manifest);
+// Throws std::invalid_argument for a task that is neither. `copies`: how
+// many float32 copies of the parameters the process will hold in host memory
+// (evaluation 1; training on a CPU its gradients and Adam's moments too),
+// checked against the host's and the job's memory before the model is built.
+TaskModel make_task_model(const config::RunConfig& cfg, const data::Manifest& manifest,
+                          int copies = 1);
 
 }  // namespace task

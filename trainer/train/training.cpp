@@ -132,11 +132,17 @@ std::string with_precision(std::string toml, choices::Precision precision) {
 }
 
 // The model as configured, initialised from run.seed (rank 0's initialisation
-// is broadcast to all ranks at the start), on `device`.
+// is broadcast to all ranks at the start), on `device`. On a CPU the host
+// holds what training keeps beside the weights: their gradients and Adam's
+// two moments, the moments counted only where the rank updates them all
+// (a sharded update keeps a share: at least none). A lower bound: the
+// activations and a background save's snapshot come on top.
 task::TaskModel initialised_model(const config::RunConfig& cfg, const data::Manifest& manifest,
-                                  const torch::Device& device) {
+                                  const torch::Device& device, int world_size) {
   torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
-  task::TaskModel model = task::make_task_model(cfg, manifest);
+  const bool sharded = world_size > 1 && cfg.dist.shard_update != config::ShardUpdate::kOff;
+  const int copies = device.is_cpu() ? (sharded ? 2 : 4) : 1;
+  task::TaskModel model = task::make_task_model(cfg, manifest, copies);
   model.module().to(device);
   return model;
 }
@@ -249,7 +255,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
       validator_(valid_set_ ? std::make_unique<Validator>(*valid_set_, cfg.data.batch_tokens,
                                                           cfg.train.valid_every)
                             : nullptr),
-      model_(initialised_model(cfg, train_set_.manifest(), device_)),
+      model_(initialised_model(cfg, train_set_.manifest(), device_, comm_->world_size())),
       objective_(task::make_objective(model_, train_set_.manifest(), cfg.optim.label_smoothing)),
       params_(model_.module().parameters()),
       adam_(params_, torch::optim::AdamOptions(cfg.optim.lr)
