@@ -28,11 +28,18 @@ std::string format_double(double value) {
 std::string section_of(const std::string& key) { return key.substr(0, key.find('.')); }
 std::string key_name(const std::string& key) { return key.substr(key.find('.') + 1); }
 
-template <typename Field>
-std::string type_name(const Field& field) {
+// What a key's value must be: its choices where it has them (a name of a
+// set), else its type.
+template <typename Entry>
+std::string expected(const Entry& entry) {
+  if (!entry.choices.empty()) {
+    std::string allowed;
+    for (const auto& c : entry.choices) allowed += (allowed.empty() ? "" : ", ") + c;
+    return "one of {" + allowed + "}";
+  }
   static const char* names[] = {"an integer", "a number", "true or false",
                                 "a string",   "a path",   "a name"};
-  return names[field.index()];
+  return names[entry.field.index()];
 }
 
 }  // namespace
@@ -91,17 +98,13 @@ Schema::Entry* Schema::find(const std::string& key) {
 
 void Schema::set_from_text(Entry& entry, const std::string& text, const std::string& where,
                            const std::string& name) {
-  if (!entry.choices.empty() &&
-      std::find(entry.choices.begin(), entry.choices.end(), text) == entry.choices.end()) {
-    std::string allowed;
-    for (const auto& c : entry.choices) allowed += (allowed.empty() ? "" : ", ") + c;
-    throw std::invalid_argument(where + ": " + name + " must be one of {" + allowed + "}, got '" +
-                                text + "'");
-  }
   const auto fail = [&] {
-    throw std::invalid_argument(where + ": " + name + " must be " + type_name(entry.field) +
-                                ", got '" + text + "'");
+    throw std::invalid_argument(where + ": " + name + " must be " + expected(entry) + ", got '" +
+                                text + "'");
   };
+  if (!entry.choices.empty() &&
+      std::find(entry.choices.begin(), entry.choices.end(), text) == entry.choices.end())
+    fail();
   std::visit(
       [&](auto& field) {
         using T = std::decay_t<decltype(field)>;
@@ -173,7 +176,7 @@ void Schema::load_toml(const std::string& path) {
         std::ostringstream got;
         value.visit([&](const auto& v) { got << v; });
         throw std::invalid_argument("config file " + path + ": " + key + " must be " +
-                                    type_name(f) + ", got " + got.str());
+                                    expected(*entry) + ", got " + got.str());
       }
       std::string text;
       if (value.is_string())

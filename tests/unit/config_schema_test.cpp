@@ -280,6 +280,10 @@ TEST(RunConfig, ErrorsNameTheFileAndKey) {
   expect_error({"--model.d_model", "12x"}, "--model.d_model");
   expect_error({"--optim.schedule", "cosine"},
                "optim.schedule must be one of {noam, inverse_sqrt, constant}");
+  // A choice given as another TOML type: its allowed names, not "a name".
+  const auto number = write_toml("cfg_choice_type.toml", "[optim]\nschedule = 1\n");
+  expect_error({"--config", number},
+               "optim.schedule must be one of {noam, inverse_sqrt, constant}, got 1");
   expect_error({"--model.heads", "5"}, "d_model (512) must be divisible by heads (5)");
 }
 
