@@ -46,6 +46,7 @@ row() {  # <what> <command...>: runs it, prints the row
   shown=${shown//"${tiny[*]}"/<tiny model>}
   shown=${shown//" --train.threads 1"/}
   shown=${shown//" --threads 1"/}
+  shown=${shown//$'\n'/\\n}  # a newline in an argument, as the shell would escape it
   printf '| %s | `%s` | %s | %s |\n' "$what" "${shown:0:110}" "$status" "$(first_line out.log)"
 }
 
@@ -259,3 +260,24 @@ row "train: fsync not offered (EINVAL)" "${refusing[@]}" FSYNC_ERRNO=22 "${train
   --run.name nosync --train.max_steps 6 --train.save_every 3
 row "train: fsync fails (EIO)" "${refusing[@]}" FSYNC_ERRNO=5 "${trainer[@]}" "${tiny[@]}" \
   --run.name eio --train.max_steps 6
+
+# ---- the remedies the messages name, and what is written and read back ----
+row "prepare --upgrade of a dataset (relative DIR)" "${prepare[@]}" --upgrade data
+row "prepare --upgrade with another option" "${prepare[@]}" --upgrade data --force
+row "a dataset prepared under umask 022: its mode" bash -c "umask 022 && ${prepare[*]} --task copy \
+  --out shared --train-size 50 > /dev/null && stat -c 'mode %a' shared"
+cp -r data looped && ln -sf manifest.json looped/manifest.json
+row "a manifest that links to itself" "${prepare[@]}" --upgrade looped
+row "train: run.out_dir holding a newline" "${trainer[@]}" "${tiny[@]}" --run.out_dir $'runs\nnext' \
+  --run.name nl --train.max_steps 4 --train.save_every 2
+row "resume that run" "${trainer[@]}" "${tiny[@]}" --run.out_dir $'runs\nnext' --run.name nl \
+  --train.max_steps 6 --train.save_every 2
+row "evaluate that run" "${evaluate[@]}" --run $'runs\nnext/nl' --split valid
+row "evaluate --bleu-tokenize intl (sacreBLEU's, not here)" "${evaluate[@]}" --run runs/ok \
+  --split test --bleu-tokenize intl
+printf '[optim]\nschedule = 1\n' > choice.toml
+row "a choice given as a number in the config" "${trainer[@]}" "${tiny[@]}" --config choice.toml \
+  --run.name x
+row "train.precision = bf16 (CPU bfloat16 instructions: $(grep -qwE 'avx512_bf16|amx_bf16' \
+  /proc/cpuinfo && echo yes || echo no))" "${trainer[@]}" "${tiny[@]}" --run.name bf16 \
+  --train.precision bf16 --train.max_steps 2
