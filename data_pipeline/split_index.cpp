@@ -162,7 +162,10 @@ SplitIndex::SplitIndex(const fs::path& dir, const std::string& split, const Spli
                              "`prepare_data --upgrade " +
                              dir.string() + "` once to add them");
   fd_ = Fd(file_, O_RDONLY).release();
-  if (fd_ < 0) fail(file_, std::string("cannot open it: ") + std::strerror(errno));
+  if (fd_ < 0)
+    fail(file_, std::string("cannot open it: ") + std::strerror(errno) +
+                    " (`prepare_data --upgrade " + dir.string() +
+                    "` rebuilds a missing or damaged index from the shards)");
   try {
     Header header{};
     read_at(0, &header, sizeof(header));

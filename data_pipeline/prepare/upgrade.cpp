@@ -1,13 +1,32 @@
 #include "data_pipeline/prepare/upgrade.h"
 
+#include <memory>
+#include <stdexcept>
+
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/split_index.h"
+#include "launch/holder_lock.h"
 
 namespace data {
 
 std::vector<std::string> upgrade_dataset(const std::filesystem::path& dir) {
-  Manifest manifest = read_manifest(dir);
+  // One upgrade of a dataset at a time: two write the same temporary index
+  // files and rename them from under each other (the loser failing on a
+  // rename, the manifest left naming another index's digest). The second is
+  // refused naming the first; the lock goes with its holder, as a run's does.
+  const auto lock_file = dir / ".upgrade.lock";
+  std::unique_ptr<launch::HolderLock> lock;
+  try {
+    lock = std::make_unique<launch::HolderLock>(
+        lock_file.string(), "a second --upgrade of this dataset at once would not be detected");
+  } catch (const launch::HolderLock::Held& held) {
+    throw std::runtime_error("dataset " + dir.string() +
+                             " is being upgraded by another prepare_data --upgrade (" +
+                             held.holder + ", holding " + lock_file.string() +
+                             "): let it end; it leaves the dataset upgraded");
+  }
+  Manifest manifest = read_manifest(dir);  // after the lock: what an upgrade before left
   std::vector<std::string> indexed;
   for (auto& [split, entry] : manifest.splits) {
     const auto file = dir / entry.index.file;

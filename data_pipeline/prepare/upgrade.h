@@ -18,7 +18,9 @@ namespace data {
 // Returns the splits it indexed (none when the dataset was up to date).
 // Reads every index the manifest names once, for its sha256.
 // The manifest is replaced atomically after every index is written: a
-// failure leaves the dataset as it was. Throws naming the file at fault.
+// failure leaves the dataset as it was. Throws naming the file at fault, or
+// naming the holder when another upgrade of the dataset is under way
+// (<dir>/.upgrade.lock, launch/holder_lock.h).
 std::vector<std::string> upgrade_dataset(const std::filesystem::path& dir);
 
 }  // namespace data

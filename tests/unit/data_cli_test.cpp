@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "launch/holder_lock.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
 #include "tests/unit/test_paths.h"
@@ -142,6 +143,11 @@ TEST_F(DataCli, UpgradeRunsAloneAndNamesAnyOtherOption) {
   EXPECT_EQ(relative.status, 0) << relative.output;
   expect_failure(prepare_data("--upgrade " + out_ + " --force"),
                  {"--upgrade DIR takes no other option (--force given)"}, 2);
+  // One upgrade at a time: a second, while this process holds the first's
+  // lock, is refused naming the holder (POSIX locks conflict across processes).
+  const launch::HolderLock first(out_ + "/.upgrade.lock", "");
+  expect_failure(prepare_data("--upgrade " + out_),
+                 {"is being upgraded by another prepare_data --upgrade", "PID " + std::to_string(::getpid())});
 }
 
 // A dataset is shared: it gets the mode a directory made under the user's

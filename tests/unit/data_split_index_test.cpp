@@ -241,6 +241,12 @@ TEST_F(SplitIndexTest, ADamagedRecordNamesItsExampleAndTheUpgradeRebuildsIt) {
   const data::Dataset repaired(data, "train", {true});
   EXPECT_EQ(repaired.get(17).id, 17);
   EXPECT_EQ(repaired.lengths().at(5).src, static_cast<int64_t>(repaired.get(5).src.size()));
+  // A missing index names its remedy too, and the remedy rebuilds it.
+  fs::remove(index);
+  expect_mentions(error_of([&] { data::Dataset(data, "train"); }),
+                  {index.string(), "No such file", "prepare_data --upgrade " + data.string()});
+  EXPECT_EQ(data::upgrade_dataset(data), std::vector<std::string>{"train"});
+  EXPECT_EQ(data::Dataset(data, "train", {true}).get(17).id, 17);
 }
 
 }  // namespace
