@@ -142,13 +142,28 @@ TEST_F(Checkpoints, KeepLastPrunesTheOldestButSparesTheBest) {
   EXPECT_EQ(c.resolve("best"), c.path_of(1));
   EXPECT_EQ(c.resolve("latest"), c.path_of(5));
 
-  c.mark_best(c.path_of(5));  // a new best: the old one is pruned at the next save
+  c.mark_best(c.path_of(5));  // a new best, among the newest 2: the old one is pruned at the next save
   save(c, 6);
-  EXPECT_EQ(names(c),
-            (std::vector<std::string>{"step_00000004", "step_00000005", "step_00000006"}));
+  EXPECT_EQ(names(c), (std::vector<std::string>{"step_00000005", "step_00000006"}));
   save(c, 7);
   EXPECT_EQ(names(c),
             (std::vector<std::string>{"step_00000005", "step_00000006", "step_00000007"}));
+}
+
+// A run whose last save is also its new best (keep_last 1): the best it
+// replaces goes in that save's pruning, and no checkpoint is left that is
+// neither latest nor best.
+TEST_F(Checkpoints, ASaveThatIsTheNewBestPrunesTheOldBest) {
+  const checkpoint::Checkpoints c(run(), 1);
+  const std::string one = c.begin_save(1);
+  c.commit(1, one, c.write_part(snapshot_of(1, {{"step", 1}}), one), /*best=*/true);
+  save(c, 2);  // the newest and the best
+  EXPECT_EQ(names(c), (std::vector<std::string>{"step_00000001", "step_00000002"}));
+  const std::string three = c.begin_save(3);
+  c.commit(3, three, c.write_part(snapshot_of(3, {{"step", 3}}), three), /*best=*/true);
+  EXPECT_EQ(names(c), std::vector<std::string>{"step_00000003"});
+  EXPECT_EQ(c.resolve("best"), c.path_of(3));
+  EXPECT_EQ(c.resolve("latest"), c.path_of(3));
 }
 
 TEST_F(Checkpoints, SavingTheSameStepAgainReplacesIt) {

@@ -90,8 +90,7 @@ void BackgroundSave::commit() {
   committing_ = on_thread([this, step = snapshot_.step, tmp = tmp_, all = std::move(all),
                            best = best_, begun = begun_] {
     try {
-      const std::string dir = checkpoints_.commit(step, tmp, all);
-      if (best) checkpoints_.mark_best(dir);
+      const std::string dir = checkpoints_.commit(step, tmp, all, best);
       logging::info(
           "checkpoint {} written ({:.1f} s, beside training)", dir,
           std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());

@@ -120,7 +120,7 @@ std::string Checkpoints::write_part(const Snapshot& snapshot, const std::string&
 }
 
 std::string Checkpoints::commit(int64_t step, const std::string& tmp_dir,
-                                const std::string& sums) const {
+                                const std::string& sums, bool best) const {
   const fs::path final_dir = fs::path(dir_) / step_name(step);
   naming_the_save(step, [&] {
     const fs::path tmp(tmp_dir);
@@ -130,13 +130,16 @@ std::string Checkpoints::commit(int64_t step, const std::string& tmp_dir,
     if (fs::exists(final_dir)) remove_checkpoint(final_dir);  // the same step saved again
     fs::rename(tmp, final_dir);
     point_link("latest", final_dir);
+    if (best) point_link("best", final_dir);
   });
 
-  // Prune all but the newest keep_last, sparing the best one.
-  const std::string best = resolve_link("best");
-  auto all = list();
-  all.erase(std::remove(all.begin(), all.end(), best), all.end());
-  for (size_t i = 0; i + keep_last_ < all.size(); ++i) remove_checkpoint(all[i]);
+  // Prune all but the newest keep_last and the best: the newest counted
+  // whether or not one of them is the best, so that a run whose latest is its
+  // best keeps keep_last checkpoints, not one more that is neither.
+  const std::string best_dir = resolve_link("best");
+  const auto all = list();
+  for (size_t i = 0; i + keep_last_ < all.size(); ++i)
+    if (all[i] != best_dir) remove_checkpoint(all[i]);
   return final_dir.string();
 }
 

@@ -50,7 +50,10 @@ class Checkpoints {
   // abandons the temporary directory.
   std::string begin_save(int64_t step) const;
   std::string write_part(const Snapshot& snapshot, const std::string& tmp) const;
-  std::string commit(int64_t step, const std::string& tmp, const std::string& sums) const;
+  // `best`: the step is the new best by validation, marked before pruning,
+  // so that the best it replaces goes now (keep_last counts it no more).
+  std::string commit(int64_t step, const std::string& tmp, const std::string& sums,
+                     bool best = false) const;
   void abandon(const std::string& tmp) const;
 
   void mark_best(const std::string& checkpoint_dir) const;
