@@ -22,6 +22,20 @@ BatchPlan::BatchPlan(const Batcher& batcher, const PlanOptions& options, const P
   next_.batch = std::min<int64_t>(remaining, static_cast<int64_t>(batches_.size()));
 }
 
+std::string position_moved(const Batcher& batcher, const PlanPosition& position) {
+  if (position.window < 0) return "";  // saved before windows: counted by its cursor instead
+  const int64_t window = std::min(position.window, batcher.num_windows() - 1);
+  const auto batches = static_cast<int64_t>(batcher.window(position.epoch, window).size());
+  if (window == position.window && position.batch <= batches) return "";
+  return "the saved position, batch " + std::to_string(position.batch) + " of window " +
+         std::to_string(position.window) + " of epoch " + std::to_string(position.epoch) +
+         ", lies beyond the windows of this run's data settings (" +
+         std::to_string(batcher.num_windows()) + " windows; window " + std::to_string(window) +
+         " has " + std::to_string(batches) + " batches): training takes up the epoch at batch " +
+         std::to_string(std::min(position.batch, batches)) + " of window " +
+         std::to_string(window) + ", so part of it is skipped or seen twice";
+}
+
 void BatchPlan::load_window(int64_t epoch, int64_t window) {
   if (epoch != next_.epoch) next_.cursor = 0;
   next_.epoch = epoch;

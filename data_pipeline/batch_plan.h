@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "data_pipeline/batcher.h"
@@ -50,6 +51,11 @@ struct PlanOptions {
   int64_t max_steps = 0;   // the plan ends after this step (0 = no limit)
   int64_t max_epochs = 0;  // ... or when this many epochs are done (0 = no limit)
 };
+
+// A resumed position that this batcher's windows do not hold (the run saved
+// it under other data settings: data.batch_tokens, the sort window): what it
+// is and where the plan takes it up instead; "" when it fits.
+std::string position_moved(const Batcher& batcher, const PlanPosition& position);
 
 class BatchPlan {
  public:

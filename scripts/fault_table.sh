@@ -281,3 +281,6 @@ row "a choice given as a number in the config" "${trainer[@]}" "${tiny[@]}" --co
 row "train.precision = bf16 (CPU bfloat16 instructions: $(grep -qwE 'avx512_bf16|amx_bf16' \
   /proc/cpuinfo && echo yes || echo no))" "${trainer[@]}" "${tiny[@]}" --run.name bf16 \
   --train.precision bf16 --train.max_steps 2
+cp -r runs/ok runs/rebatched
+row "resume with another data.batch_tokens" "${trainer[@]}" "${tiny[@]}" --run.name rebatched \
+  --data.batch_tokens 120 --train.max_steps 22

@@ -115,6 +115,30 @@ TEST(BatchPlan, ResumingAcrossWindowsEqualsIteratingToIt) {
   expect_resumes_like_iterating(b, 40);  // into the second epoch
 }
 
+// A position saved under other data settings (more windows, a longer
+// window) is said to be moved, and where to; one that fits is not.
+TEST(BatchPlan, APositionBeyondTheWindowsIsSaidToMove) {
+  const auto l = lengths(257);
+  data::BatcherOptions options;
+  options.batch_tokens = 300;
+  options.max_len = 40;
+  options.sort_window = 2;
+  options.seed = 5;
+  const data::Batcher b(l, options);
+  const int64_t last = b.num_windows() - 1;
+  const auto size = static_cast<int64_t>(b.window(1, last).size());
+  EXPECT_EQ(data::position_moved(b, {30, 1, last, size, 0}), "");
+  EXPECT_EQ(data::position_moved(b, {30, 1, -1, 0, 12}), "");  // from before windows
+  const std::string beyond = data::position_moved(b, {30, 1, last + 3, 2, 0});
+  EXPECT_NE(beyond.find("window " + std::to_string(last + 3) + " of epoch 1"), std::string::npos)
+      << beyond;
+  EXPECT_NE(beyond.find("at batch 2 of window " + std::to_string(last)), std::string::npos)
+      << beyond;
+  EXPECT_NE(data::position_moved(b, {30, 1, last, size + 5, 0}).find("at batch " +
+                                                                      std::to_string(size)),
+            std::string::npos);
+}
+
 // Windows of about one example's tokens, most examples too long: many
 // windows keep nothing and yield no batch; the plan passes over them.
 TEST(BatchPlan, PassesOverWindowsWithoutBatches) {

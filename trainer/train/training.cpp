@@ -377,6 +377,9 @@ distributed::GradSyncOptions Trainer::grad_sync_options() const {
 }
 
 void Trainer::warn_about_settings() const {
+  const std::string moved = data::position_moved(
+      batcher_, {state_.step, state_.epoch, state_.window, state_.window_batch, state_.cursor});
+  if (!moved.empty()) logging::warn("resuming with other data settings: {}", moved);
   // Adam moves each weight by up to about the learning rate per step.
   const double peak = schedule_.at(std::max<int64_t>(1, cfg_.optim.warmup_steps));
   if (peak > 1 && ranks_.is_main())
