@@ -153,9 +153,11 @@ Manifest read_manifest(const std::filesystem::path& dir) {
     throw std::runtime_error("dataset directory " + dir.string() + " does not exist");
   }
   std::ifstream in(file);
-  if (!in)  // errno: the open(2) of the file's stream
+  if (!in) {
+    const int error = errno;  // the stream's open(2) sets it (libstdc++), before any allocation
     throw std::runtime_error(dir.string() + " is not a dataset: cannot open " + file.string() +
-                             ": " + std::strerror(errno));
+                             ": " + std::strerror(error));
+  }
   json document;
   try {
     document = json::parse(in);

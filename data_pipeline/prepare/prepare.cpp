@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <random>
 #include <stdexcept>
 #include <type_traits>
 
@@ -463,6 +464,30 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const launch:
   return manifest;
 }
 
+// A new directory "<out>.tmp-XXXXXX" of a name no other job uses (random,
+// made with mkdir, which fails where the name exists). Not mkdtemp: its
+// directory is 0700 whatever the umask, and the rename that publishes it
+// keeps that, so a colleague's job could not read a shared dataset; mkdir
+// gives the mode of any directory its user makes (0777 less the umask) and
+// keeps the setgid bit of a project directory, whose group then owns the
+// dataset's files.
+std::string unique_directory_beside(const fs::path& out) {
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = out.string() + ".tmp-";
+    for (int i = 0; i < 6; ++i) name += letters[entropy() % (sizeof(letters) - 1)];
+    if (::mkdir(name.c_str(), 0777) == 0) return name;
+    if (errno != EEXIST) {
+      const int error = errno;
+      throw std::runtime_error("cannot create a directory beside " + out.string() + ": " +
+                               std::strerror(error));
+    }
+  }
+  throw std::runtime_error("cannot create a directory beside " + out.string() +
+                           ": 100 random names taken");
+}
+
 // "data/copy/" -> "data/copy": sibling paths like "<out>.tmp-XXXXXX" need a file name.
 fs::path without_trailing_separator(const fs::path& out) {
   const fs::path normal = out.lexically_normal();
@@ -518,18 +543,7 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   launch::on_main(ranks, [&] {
     check_output(out, options.force);
     if (out.has_parent_path()) fs::create_directories(out.parent_path());
-    std::string pattern = out.string() + ".tmp-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("cannot create a directory beside " + out.string() + ": " +
-                               std::strerror(errno));
-    // mkdtemp makes it 0700, and the rename that publishes it keeps that:
-    // the dataset gets the mode of any directory its user makes (0777 less
-    // the umask), so that a colleague's job can read a shared dataset.
-    const mode_t mask = ::umask(0);  // reading the umask sets it: put back at once
-    ::umask(mask);
-    if (::chmod(pattern.c_str(), 0777 & ~mask) != 0)
-      throw std::runtime_error("cannot set the mode of " + pattern + ": " + std::strerror(errno));
-    temp_name = pattern;
+    temp_name = unique_directory_beside(out);
   });
   const fs::path temp = ranks.broadcast(temp_name);
   try {

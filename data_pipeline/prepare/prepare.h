@@ -15,8 +15,9 @@
 // the file and line.
 //
 // The directory appears atomically: everything is built in "<out>.tmp-XXXXXX"
-// (mkdtemp) and renamed to <out> at the end; without force, never over a
-// dataset another prepare_data published meanwhile (an error), with force an
+// (a random name, made with the umask's mode) and renamed to <out> at the
+// end; without force, never over a dataset another prepare_data published
+// meanwhile (an error), with force an
 // old <out> is moved aside first and deleted last. A failure removes the
 // temporary directory.
 //

@@ -10,7 +10,27 @@
 
 namespace data {
 
+namespace {
+
+// The splits whose index is missing, damaged or of an earlier prepare_data.
+std::vector<std::string> needing_an_index(const std::filesystem::path& dir,
+                                          const Manifest& manifest) {
+  std::vector<std::string> splits;
+  for (const auto& [split, entry] : manifest.splits) {
+    const auto file = dir / entry.index.file;
+    if (entry.index.file.empty() || !std::filesystem::is_regular_file(file) ||
+        sha256_file(file) != entry.index.sha256)
+      splits.push_back(split);
+  }
+  return splits;
+}
+
+}  // namespace
+
 std::vector<std::string> upgrade_dataset(const std::filesystem::path& dir) {
+  // Up to date: said without the lock below, so that a dataset its reader
+  // cannot write (a colleague's, a read-only mount) is checked too.
+  if (needing_an_index(dir, read_manifest(dir)).empty()) return {};
   // One upgrade of a dataset at a time: two write the same temporary index
   // files and rename them from under each other (the loser failing on a
   // rename, the manifest left naming another index's digest). The second is
@@ -27,16 +47,12 @@ std::vector<std::string> upgrade_dataset(const std::filesystem::path& dir) {
                              "): let it end; it leaves the dataset upgraded");
   }
   Manifest manifest = read_manifest(dir);  // after the lock: what an upgrade before left
-  std::vector<std::string> indexed;
-  for (auto& [split, entry] : manifest.splits) {
-    const auto file = dir / entry.index.file;
-    if (!entry.index.file.empty() && std::filesystem::is_regular_file(file) &&
-        sha256_file(file) == entry.index.sha256)
-      continue;
-    entry.index = write_split_index(dir, split, entry);
-    indexed.push_back(split);
-  }
+  const std::vector<std::string> indexed = needing_an_index(dir, manifest);
   if (indexed.empty()) return indexed;
+  for (const auto& split : indexed) {
+    SplitEntry& entry = manifest.splits.at(split);
+    entry.index = write_split_index(dir, split, entry);
+  }
   // Runs named a dataset without content_sha256 by its manifest's bytes, which change here.
   if (manifest.content_sha256.empty() && manifest.manifest_sha256_before_upgrade.empty())
     manifest.manifest_sha256_before_upgrade = sha256_file(dir / kManifestFile);

@@ -133,7 +133,7 @@ expect_usage --poll-s requires --watch --poll-s 5
 # A tokenizer this build lacks (sacreBLEU's intl): refused before decoding.
 status=0; evaluate --bleu-tokenize intl > /dev/null 2> err.log || status=$?
 [ "$status" -eq 2 ] || fail "--bleu-tokenize intl: exit $status, expected 2" err.log
-grep -q "unknown BLEU tokenizer 'intl' (known: 13a, char, none, zh) or auto" err.log ||
+grep -q "unknown BLEU tokenizer 'intl' (known: 13a, char, none, zh), or auto" err.log ||
   fail "--bleu-tokenize intl: the message does not name the known ones" err.log
 ! grep -q "evaluating step" err.log || fail "--bleu-tokenize intl: refused only after decoding" err.log
 

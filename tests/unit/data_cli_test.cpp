@@ -143,11 +143,19 @@ TEST_F(DataCli, UpgradeRunsAloneAndNamesAnyOtherOption) {
   EXPECT_EQ(relative.status, 0) << relative.output;
   expect_failure(prepare_data("--upgrade " + out_ + " --force"),
                  {"--upgrade DIR takes no other option (--force given)"}, 2);
-  // One upgrade at a time: a second, while this process holds the first's
-  // lock, is refused naming the holder (POSIX locks conflict across processes).
-  const launch::HolderLock first(out_ + "/.upgrade.lock", "");
-  expect_failure(prepare_data("--upgrade " + out_),
-                 {"is being upgraded by another prepare_data --upgrade", "PID " + std::to_string(::getpid())});
+  // One upgrade at a time: with an index to rebuild, a second, while this
+  // process holds the first's lock, is refused naming the holder (POSIX
+  // locks conflict across processes); once it is let go, the upgrade runs.
+  ASSERT_TRUE(fs::remove(fs::path(out_) / "train.index"));
+  {
+    const launch::HolderLock first(out_ + "/.upgrade.lock", "");
+    expect_failure(prepare_data("--upgrade " + out_),
+                   {"is being upgraded by another prepare_data --upgrade",
+                    "PID " + std::to_string(::getpid())});
+  }
+  const auto after = prepare_data("--upgrade " + out_);
+  EXPECT_EQ(after.status, 0) << after.output;
+  EXPECT_NE(after.output.find("split indexes written: train"), std::string::npos) << after.output;
 }
 
 // A dataset is shared: it gets the mode a directory made under the user's

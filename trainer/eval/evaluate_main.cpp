@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
               eval::metrics::bleu_tokenizer(name);
               return std::string();
             } catch (const std::invalid_argument& e) {
-              return std::string(e.what()) + " or auto";
+              return std::string(e.what()) + ", or auto";
             }
           },
           "TOKENIZER");

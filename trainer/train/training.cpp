@@ -114,7 +114,11 @@ choices::Precision chosen_precision(choices::Precision setting, const torch::Dev
     throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device.str() +
                                 " (on CPUs: bf16)");
   logging::info("precision: {} ({})", runtime::precision_name(choice.precision), choice.reason);
-  if (!choice.warning.empty()) logging::warn("{}", choice.warning);
+  if (ranks.any(!choice.warning.empty()) && ranks.is_main())
+    logging::warn("{}", choice.warning.empty() ? "train.precision = bf16 on another rank's CPU, "
+                                                 "which has no bfloat16 instructions: it will "
+                                                 "emulate them and hold the others back"
+                                               : choice.warning);
   return choice.precision;
 }
 
@@ -138,9 +142,8 @@ std::string with_precision(std::string toml, choices::Precision precision) {
 // (a sharded update keeps a share: at least none). A lower bound: the
 // activations and a background save's snapshot come on top.
 task::TaskModel initialised_model(const config::RunConfig& cfg, const data::Manifest& manifest,
-                                  const torch::Device& device, int world_size) {
+                                  const torch::Device& device, bool sharded) {
   torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
-  const bool sharded = world_size > 1 && cfg.dist.shard_update != config::ShardUpdate::kOff;
   const int copies = device.is_cpu() ? (sharded ? 2 : 4) : 1;
   task::TaskModel model = task::make_task_model(cfg, manifest, copies);
   model.module().to(device);
@@ -255,7 +258,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
       validator_(valid_set_ ? std::make_unique<Validator>(*valid_set_, cfg.data.batch_tokens,
                                                           cfg.train.valid_every)
                             : nullptr),
-      model_(initialised_model(cfg, train_set_.manifest(), device_, comm_->world_size())),
+      model_(initialised_model(cfg, train_set_.manifest(), device_, grad_sync_options().shard)),
       objective_(task::make_objective(model_, train_set_.manifest(), cfg.optim.label_smoothing)),
       params_(model_.module().parameters()),
       adam_(params_, torch::optim::AdamOptions(cfg.optim.lr)
@@ -377,9 +380,11 @@ distributed::GradSyncOptions Trainer::grad_sync_options() const {
 }
 
 void Trainer::warn_about_settings() const {
-  const std::string moved = data::position_moved(
-      batcher_, {state_.step, state_.epoch, state_.window, state_.window_batch, state_.cursor});
-  if (!moved.empty()) logging::warn("resuming with other data settings: {}", moved);
+  if (ranks_.is_main()) {  // the ranks share one plan
+    const std::string moved = data::position_moved(
+        batcher_, {state_.step, state_.epoch, state_.window, state_.window_batch, state_.cursor});
+    if (!moved.empty()) logging::warn("resuming with other data settings: {}", moved);
+  }
   // Adam moves each weight by up to about the learning rate per step.
   const double peak = schedule_.at(std::max<int64_t>(1, cfg_.optim.warmup_steps));
   if (peak > 1 && ranks_.is_main())
