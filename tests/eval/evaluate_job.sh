@@ -130,6 +130,12 @@ expect_usage --translate excludes --watch --translate test.src --watch
 expect_usage --translate excludes --split --translate test.src --split test
 expect_usage --watch excludes --checkpoint --watch --checkpoint best
 expect_usage --poll-s requires --watch --poll-s 5
+# A run directory whose name holds a newline (a file name may): scored as any.
+cp -r "$run" $'runs/new\nline'
+"$build/bin/evaluate" --run $'runs/new\nline' --threads 1 --beam 1 --batch-tokens 64 --out nl-eval \
+  > /dev/null 2> nl.log ||
+  fail "evaluate of a run directory with a newline in its name" nl.log
+cmp nl-eval/hypotheses.txt hyps--beam1.txt || fail "the run with a newline in its name scores otherwise"
 # A tokenizer this build lacks (sacreBLEU's intl): refused before decoding.
 status=0; evaluate --bleu-tokenize intl > /dev/null 2> err.log || status=$?
 [ "$status" -eq 2 ] || fail "--bleu-tokenize intl: exit $status, expected 2" err.log

@@ -120,14 +120,14 @@ void require_run_dir(const std::string& dir, bool watch, double poll_s) {
 // rank 0 chooses the checkpoints for every rank: a run still in training may
 // prune between two ranks' looks, and all must score the same weights.
 std::vector<std::string> agreed_checkpoints(const Cli& cli, const launch::Ranks& ranks) {
-  std::string chosen;
+  std::string chosen;  // each path ended by a NUL, the one byte no path holds (a newline can be)
   launch::on_main(ranks, [&] {
     for (const auto& dir : eval::select_checkpoints(cli.run_dir, cli.checkpoint, cli.average_last))
-      chosen += dir + "\n";
+      chosen += dir + '\0';
   });
   std::vector<std::string> checkpoints;
-  std::istringstream lines(ranks.broadcast(chosen));
-  for (std::string line; std::getline(lines, line);) checkpoints.push_back(line);
+  std::istringstream paths(ranks.broadcast(chosen));
+  for (std::string path; std::getline(paths, path, '\0');) checkpoints.push_back(path);
   return checkpoints;
 }
 
