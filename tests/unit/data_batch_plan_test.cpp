@@ -25,10 +25,14 @@ data::ExampleLengths lengths(int n) {
   return l;
 }
 
-data::Batcher batcher(const data::ExampleLengths& l) {
+// Batches of at most batch_tokens, from windows of sort_window batches' tokens.
+data::Batcher batcher(const data::ExampleLengths& l, int64_t max_len = 40,
+                      int64_t sort_window = data::BatcherOptions().sort_window,
+                      int64_t batch_tokens = 300) {
   data::BatcherOptions options;
-  options.batch_tokens = 300;
-  options.max_len = 40;
+  options.batch_tokens = batch_tokens;
+  options.max_len = max_len;
+  options.sort_window = sort_window;
   options.seed = 5;
   return data::Batcher(l, options);
 }
@@ -105,12 +109,8 @@ TEST(BatchPlan, ResumingAtAStepsPositionEqualsIteratingToIt) {
 
 TEST(BatchPlan, ResumingAcrossWindowsEqualsIteratingToIt) {
   const auto l = lengths(257);
-  data::BatcherOptions options;
-  options.batch_tokens = 300;
-  options.max_len = 25;  // some examples skipped: windows of unequal batch counts
-  options.sort_window = 2;
-  options.seed = 5;
-  const data::Batcher b(l, options);
+  // max_len 25: some examples skipped, windows of unequal batch counts
+  const data::Batcher b = batcher(l, /*max_len=*/25, /*sort_window=*/2);
   ASSERT_GE(b.num_windows(), 5);
   expect_resumes_like_iterating(b, 40);  // into the second epoch
 }
@@ -119,12 +119,7 @@ TEST(BatchPlan, ResumingAcrossWindowsEqualsIteratingToIt) {
 // window) is said to be moved, and where to; one that fits is not.
 TEST(BatchPlan, APositionBeyondTheWindowsIsSaidToMove) {
   const auto l = lengths(257);
-  data::BatcherOptions options;
-  options.batch_tokens = 300;
-  options.max_len = 40;
-  options.sort_window = 2;
-  options.seed = 5;
-  const data::Batcher b(l, options);
+  const data::Batcher b = batcher(l, /*max_len=*/40, /*sort_window=*/2);
   const int64_t last = b.num_windows() - 1;
   const auto size = static_cast<int64_t>(b.window(1, last).size());
   EXPECT_EQ(data::position_moved(b, {30, 1, last, size, 0}), "");
@@ -143,12 +138,7 @@ TEST(BatchPlan, APositionBeyondTheWindowsIsSaidToMove) {
 // windows keep nothing and yield no batch; the plan passes over them.
 TEST(BatchPlan, PassesOverWindowsWithoutBatches) {
   const auto l = lengths(2000);  // ~4% within max_len
-  data::BatcherOptions options;
-  options.batch_tokens = 8;
-  options.max_len = 6;
-  options.sort_window = 1;
-  options.seed = 5;
-  const data::Batcher b(l, options);
+  const data::Batcher b = batcher(l, /*max_len=*/6, /*sort_window=*/1, /*batch_tokens=*/8);
   int64_t empty = 0, per_epoch = 0;
   for (int64_t w = 0; w < b.num_windows(); ++w) {
     const auto batches = b.window(0, w).size();
