@@ -100,8 +100,7 @@ PrecisionChoice choose_precision(Precision setting, const torch::Device& device)
       chosen.warning =
           "train.precision = bf16 on a CPU without bfloat16 instructions (no avx512_bf16 or "
           "amx_bf16 in /proc/cpuinfo): oneDNN emulates them, and a step takes several times "
-          "as long as in fp32; fp32, or auto, trains "
-          "faster here";
+          "as long as in fp32; fp32, or auto, trains faster here";
     return chosen;
   }
   if (device.is_cuda()) {
