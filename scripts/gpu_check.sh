@@ -23,7 +23,8 @@
 #   0 machine       what the machine has (OUT_DIR/machine.md), the Python with torch
 #   1 programs      the kit's programs when they fit this machine (its torch version, these
 #                   sources, every library found), else built here (the trainer first)
-#   2 nccl_parity   one rank on cuda:0 with the NCCL backend = the CPU (tests/gpu/cpu_parity.sh)
+#   2 parity        the loss's CUDA kernels = the CPU's ATen composite (train_math_test);
+#                   one rank on cuda:0 with the NCCL backend = the CPU (tests/gpu/cpu_parity.sh)
 #   3 default_job   the embedded default on the GPU, train.precision auto: >= 99% exact match
 #   4 base_speed    paper-base bf16, 25 600 and 65 536 target tokens per step, beside the
 #                   fast eager PyTorch peer: tokens/s, ratio, MFU, peak memory, the step with
@@ -133,7 +134,7 @@ print(f"{torch.__version__} (CUDA {torch.version.cuda}, NCCL {nccl}, "
 # Every later stage gets that path from env.sh. Else a build here, the
 # trainer first.
 # (a list in a string: an exported function cannot read an array)
-programs="bin/trainer bin/evaluate bin/prepare_data bench/train_step_bench bench/loss_bench"
+programs="bin/trainer bin/evaluate bin/prepare_data bench/train_step_bench bench/loss_bench tests/train_math_test"
 kit_fits() {
   [ -f "$kit/kit.env" ] || { echo "no kit in $kit (scripts/gpu_kit.sh)"; return 1; }
   # shellcheck disable=SC2034  # KIT_LIBS: for people (machine.md)
@@ -201,6 +202,16 @@ get_programs() {  # a build folder already configured is built (ninja: what chan
   build_programs
 }
 gpu() { bash "$src/tests/gpu/$1.sh" "$build" "$src"; }
+# The loss kernels' test (a skip, without a GPU, is a skip of the stage), then training.
+parity() {
+  local log=$out/2-kernels.log rc
+  "$build/tests/train_math_test" --gtest_filter='LabelSmoothing.*' --gtest_brief=1 > "$log" 2>&1
+  rc=$?
+  cat "$log"
+  ((rc == 0)) || return 1
+  ! grep -q '^\[  SKIPPED \]' "$log" || return 77
+  gpu cpu_parity
+}
 # gpu_benchmarks.sh into OUT_DIR/<n>-<name>/ (settings as environment: TOKENS, PRECISIONS, ...)
 benchmark() {  # <n>-<name> [VAR=value ...]
   local dir=$out/$1; shift
@@ -224,7 +235,7 @@ assert p["top"], "the profile is empty"
 assert sys.argv[3] != "cuda" or p["what"] == "device kernels", "a step on the GPU, and no GPU kernel profiled"
 PY
 }
-export -f machine kit_fits use_kit build_programs get_programs gpu benchmark profile
+export -f machine kit_fits use_kit build_programs get_programs gpu parity benchmark profile
 export src build out kit dry device programs
 
 # ---- the stages -------------------------------------------------------------
@@ -307,7 +318,7 @@ stage 0 machine 90 machine
 # The kit's programs take seconds, a build here ~4 minutes on 16 cores from
 # scratch; the limit is the build's, since the kit may turn out not to fit.
 stage 1 programs 300 get_programs
-stage 2 nccl_parity 60 gpu cpu_parity
+stage 2 parity 70 parity
 stage 3 default_job 100 env GPU_PRECISIONS=auto bash "$src/tests/gpu/default_job_gpu.sh" "$build" "$src"
 if ((dry)); then
   stage 4 base_speed 150 benchmark 4-base_speed TOKENS=480 PRECISIONS=fp32 STEPS=4 PEERS=fast

@@ -16,7 +16,7 @@
 #
 # .gpu-kit/build     a build folder as the checks read one: bin/{trainer,
 #                    evaluate,prepare_data}, bench/{train_step_bench,loss_bench},
-#                    CMakeCache.txt with what was built in (TRAINER_BUILT_*).
+#                    tests/train_math_test (the loss kernels' test), CMakeCache.txt with what was built in (TRAINER_BUILT_*).
 #                    Stripped, and with no search path of their own (DT_RPATH
 #                    removed): gpu_check.sh gives them the machine's torch
 #                    (torch/lib, site-packages/nvidia/*/lib) by LD_LIBRARY_PATH.
@@ -35,7 +35,8 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 torch_version=${GPU_TORCH_VERSION:-2.11.0}
 kit=$src/.gpu-kit peer=$src/../shared/peer from_build='' python=''
-programs=(bin/trainer bin/evaluate bin/prepare_data bench/train_step_bench bench/loss_bench)
+programs=(bin/trainer bin/evaluate bin/prepare_data bench/train_step_bench bench/loss_bench
+          tests/train_math_test)
 usage="usage: scripts/gpu_kit.sh [--torch VERSION] [--out DIR] [--peer DIR] [--from-build DIR --python PYTHON]"
 while [ $# -gt 0 ]; do  # folders given relative to where the command runs
   case "$1" in
@@ -85,7 +86,7 @@ torch_lib=$("$python" -c 'import os, torch; print(os.path.join(os.path.dirname(t
 site=$(dirname "$(dirname "$torch_lib")")
 
 rm -rf "$kit.new"
-mkdir -p "$kit.new/build/bin" "$kit.new/build/bench" "$kit.new/lib" "$kit.new/peer"
+mkdir -p "$kit.new/build/bin" "$kit.new/build/bench" "$kit.new/build/tests" "$kit.new/lib" "$kit.new/peer"
 for p in "${programs[@]}"; do
   strip --strip-unneeded -o "$kit.new/build/$p" "$build/$p"
   patchelf --remove-rpath "$kit.new/build/$p"

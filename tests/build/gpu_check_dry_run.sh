@@ -68,7 +68,7 @@ with tarfile.open(f"{work}/back/gpu-check.tar.gz") as tar:
     assert results == open(f"{work}/back/results.md").read(), "results.md beside the archive differs"
     rows = [l for l in results.splitlines() if re.match(r"\| \d+ \|", l)]
     stages = {int(r.split("|")[1]): (r.split("|")[2].strip(), r.split("|")[3].strip()) for r in rows}
-    expected = {0: "machine", 1: "programs", 2: "nccl_parity", 3: "default_job", 4: "base_speed",
+    expected = {0: "machine", 1: "programs", 2: "parity", 3: "default_job", 4: "base_speed",
                 5: "beam", 6: "exact_resume", 7: "profile", 8: "shared_gpu", 9: "extra"}
     assert {n: s for n, (s, _) in stages.items()} == expected, stages
     gpu_only = {2, 3, 5, 6, 8}

@@ -3,6 +3,11 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "build_options.h"
+#if TRAINER_WITH_CUDA
+#include "trainer/task/smoothed_kl_cuda.h"
+#endif
+
 namespace task {
 
 namespace {
@@ -13,14 +18,27 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 // (logits [N, V], target [N], keep [N]) -> (sum of KL over kept rows, sum of
-// -log p_y over kept rows). Every pass over [N, V] is one ATen kernel;
-// backward keeps the logits only (bfloat16 under autocast), not a float32
-// [N, V] of log-probabilities.
+// -log p_y over kept rows). On a GPU (where built with CUDA) two kernels of
+// this project's, one pass over [N, V] each way (smoothed_kl_kernels.h);
+// else every pass over [N, V] is one ATen kernel. Backward keeps the logits only
+// (bfloat16 under autocast), not a float32 [N, V] of log-probabilities.
 class SmoothedKl : public torch::autograd::Function<SmoothedKl> {
  public:
   static variable_list forward(AutogradContext* ctx, const torch::Tensor& logits,
                                const torch::Tensor& target, const torch::Tensor& keep, int64_t pad,
                                double c, double o, double entropy) {
+    ctx->saved_data["pad"] = pad;
+    ctx->saved_data["c"] = c;
+    ctx->saved_data["o"] = o;
+#if TRAINER_WITH_CUDA
+    if (cuda::takes(logits)) {
+      const auto rows = cuda::smoothed_kl_rows(logits, {target, keep, pad, c, o}, entropy);
+      ctx->save_for_backward({logits, target, keep, rows.lse});
+      auto nll = rows.nll.sum();
+      ctx->mark_non_differentiable({nll});
+      return {rows.smoothed.sum(), nll};
+    }
+#endif
     const auto lp = torch::log_softmax(logits, 1, float_type(logits));  // [N, V], not kept
     const auto lp_y = lp.gather(1, target.unsqueeze(1)).squeeze(1);     // [N] log p_y
     auto per_token = entropy - c * lp_y;                                // [N]
@@ -28,9 +46,6 @@ class SmoothedKl : public torch::autograd::Function<SmoothedKl> {
     const auto smoothed = per_token.masked_fill(~keep, 0).sum();
     const auto nll = (-lp_y).masked_fill(~keep, 0).sum();
     ctx->save_for_backward({logits, target, keep});
-    ctx->saved_data["pad"] = pad;
-    ctx->saved_data["c"] = c;
-    ctx->saved_data["o"] = o;
     ctx->mark_non_differentiable({nll});
     return {smoothed, nll};
   }
@@ -43,8 +58,14 @@ class SmoothedKl : public torch::autograd::Function<SmoothedKl> {
     const auto saved = ctx->get_saved_variables();
     const auto &logits = saved[0], &target = saved[1], &keep = saved[2];
     const double c = ctx->saved_data["c"].toDouble(), o = ctx->saved_data["o"].toDouble();
+    const int64_t pad = ctx->saved_data["pad"].toInt();
+#if TRAINER_WITH_CUDA
+    if (saved.size() == 4)  // the forward's kernel left each row's log-sum-exp
+      return {cuda::smoothed_kl_grad(logits, {target, keep, pad, c, o}, saved[3], grad_outputs[0]),
+              {}, {}, {}, {}, {}, {}};
+#endif
     auto p = torch::softmax(logits, 1, float_type(logits));  // [N, V]
-    p.select(1, ctx->saved_data["pad"].toInt()).add_(o);     // q_pad = 0
+    p.select(1, pad).add_(o);     // q_pad = 0
     p.scatter_add_(1, target.unsqueeze(1), torch::full({p.size(0), 1}, o - c, p.options()));
     const auto w = (keep.to(p.scalar_type()) * grad_outputs[0]).unsqueeze(1);  // [N, 1]
     torch::addcmul_out(p, -o * w, p, w);                                       // (p - o) w

@@ -10,10 +10,12 @@
 // reductions only. Since q sums to 1 the gradient is simply
 //   dKL / dlogits = p - q = softmax(logits) - q                  [N, V]
 // so backward keeps the logits (bfloat16 under autocast), not float32
-// log-probabilities, and recomputes p. Forward makes two float32 passes over
-// [N, V] (log-softmax, the row sums), backward two (softmax; the gradient, in
-// place); bfloat16 logits add a cast each way. On a GPU the loss is
-// memory-bound: its passes are its time.
+// log-probabilities, and recomputes p. On a GPU the loss is memory-bound: its
+// passes over [N, V] are its time. There (in a build with CUDA) two kernels
+// of this project's compute it in one pass each way (smoothed_kl_kernels.h);
+// elsewhere ATen's: forward makes two float32 passes over [N, V] (log-softmax,
+// the row sums), backward two (softmax; the gradient, in place), and bfloat16
+// logits add a cast each way.
 #pragma once
 #include <torch/torch.h>
 
