@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <climits>
 #include <cstddef>
@@ -23,11 +24,13 @@ namespace {
 
 constexpr char kMagic[16] = "transformer-idx";
 
-struct Header {  // 64 bytes
+struct Header {  // 128 bytes
   char magic[16];
   int64_t format_version, num_examples, num_shards;
+  char split[64];
   int64_t zeros[3];
 };
+using Digest = std::array<unsigned char, 32>;  // a shard's SHA-256
 struct LengthRecord {  // 8 bytes
   int32_t src, tgt;
 };
@@ -39,7 +42,7 @@ struct LocationRecord {  // 48 bytes
 };
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "the index is little-endian and read as the host's integers");
-static_assert(sizeof(Header) == 64 && sizeof(LengthRecord) == 8 && sizeof(LocationRecord) == 48,
+static_assert(sizeof(Header) == 128 && sizeof(LengthRecord) == 8 && sizeof(LocationRecord) == 48,
               "the index's records are packed as split_index.h says");
 constexpr size_t kCheckedBytes = offsetof(LocationRecord, crc32);
 
@@ -48,9 +51,12 @@ uint32_t checksum(const LocationRecord& record) {
       ::crc32(0, reinterpret_cast<const Bytef*>(&record), static_cast<uInt>(kCheckedBytes)));
 }
 
-// Where the two arrays start, after the header and shard_begin.
-int64_t lengths_offset(int64_t num_shards) {
+// Where the arrays start: after the header, shard_begin, shard_sha256.
+int64_t digests_offset(int64_t num_shards) {
   return static_cast<int64_t>(sizeof(Header)) + 8 * (num_shards + 1);
+}
+int64_t lengths_offset(int64_t num_shards) {
+  return digests_offset(num_shards) + static_cast<int64_t>(sizeof(Digest)) * num_shards;
 }
 int64_t locations_offset(int64_t num_shards, int64_t num_examples) {
   return lengths_offset(num_shards) + static_cast<int64_t>(sizeof(LengthRecord)) * num_examples;
@@ -58,6 +64,29 @@ int64_t locations_offset(int64_t num_shards, int64_t num_examples) {
 
 [[noreturn]] void fail(const fs::path& file, const std::string& problem) {
   throw std::runtime_error("split index " + file.string() + ": " + problem);
+}
+
+// A problem that `prepare_data --upgrade` mends, saying so.
+[[noreturn]] void fail_rebuildable(const fs::path& file, const std::string& problem) {
+  fail(file, problem + ": `prepare_data --upgrade " + file.parent_path().string() +
+                 "` rebuilds the index from the shards the manifest names");
+}
+
+// The manifest's hex digest as bytes; all zeros where it is not 64 hex digits
+// (never a shard's: read_manifest has checked the field is present).
+Digest digest_bytes(const std::string& hex) {
+  Digest bytes{};
+  if (hex.size() != 2 * bytes.size()) return bytes;
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<unsigned char>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+  return bytes;
+}
+
+std::string digest_hex(const Digest& bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (const unsigned char byte : bytes) hex += {kDigits[byte >> 4], kDigits[byte & 15]};
+  return hex;
 }
 
 // An open file descriptor, closed on every path out.
@@ -115,12 +144,21 @@ IndexEntry write_split_index(const fs::path& dir, const std::string& split,
     header.format_version = kSplitIndexVersion;
     header.num_examples = num_examples;
     header.num_shards = num_shards;
+    if (split.size() >= sizeof(header.split))
+      throw std::runtime_error("split name '" + split + "' is longer than an index records (" +
+                               std::to_string(sizeof(header.split) - 1) + " bytes)");
+    std::memcpy(header.split, split.data(), split.size());
     write_at(out.get(), temp, 0, &header, sizeof(header));
 
     std::vector<int64_t> shard_begin = {0};
-    for (const auto& shard : entry.shards)
+    std::vector<Digest> digests;
+    for (const auto& shard : entry.shards) {
       shard_begin.push_back(shard_begin.back() + shard.num_examples);
+      digests.push_back(digest_bytes(shard.sha256));
+    }
     write_at(out.get(), temp, sizeof(header), shard_begin.data(), 8 * shard_begin.size());
+    write_at(out.get(), temp, digests_offset(num_shards), digests.data(),
+             sizeof(Digest) * digests.size());
 
     for (int64_t k = 0; k < num_shards; ++k) {  // one shard's index in memory at a time
       const fs::path shard_file = dir / entry.shards[k].file;
@@ -168,35 +206,79 @@ SplitIndex::SplitIndex(const fs::path& dir, const std::string& split, const Spli
                     "` rebuilds a missing or damaged index from the shards)");
   try {
     Header header{};
-    read_at(0, &header, sizeof(header));
+    read_at(0, &header, offsetof(Header, num_examples));  // magic and version first: v1's header is shorter
     if (std::memcmp(header.magic, kMagic, sizeof(kMagic)) != 0) fail(file_, "not a split index");
-    if (header.format_version != kSplitIndexVersion)
+    if (header.format_version > kSplitIndexVersion)
       fail(file_, "format_version " + std::to_string(header.format_version) +
-                      ", this build reads " + std::to_string(kSplitIndexVersion));
-    const auto num_shards = static_cast<int64_t>(entry.shards.size());
-    if (header.num_examples != entry.num_examples() || header.num_shards != num_shards)
-      fail(file_, std::to_string(header.num_examples) + " examples in " +
-                      std::to_string(header.num_shards) + " shards, the manifest says " +
-                      std::to_string(entry.num_examples()) + " in " + std::to_string(num_shards));
-    num_examples_ = header.num_examples;
-    shard_begin_.resize(num_shards + 1);
-    read_at(sizeof(header), shard_begin_.data(), 8 * shard_begin_.size());
-    for (int64_t k = 0; k < num_shards; ++k)
-      if (shard_begin_[k + 1] - shard_begin_[k] != entry.shards[k].num_examples)
-        fail(file_, "shard " + std::to_string(k) + " (" + entry.shards[k].file + ") holds " +
-                        std::to_string(shard_begin_[k + 1] - shard_begin_[k]) +
-                        " examples, the manifest says " +
-                        std::to_string(entry.shards[k].num_examples));
-    lengths_at_ = lengths_offset(num_shards);
-    locations_at_ = locations_offset(num_shards, num_examples_);
-    const int64_t expected = locations_at_ + 48 * num_examples_;
+                      " (a later prepare_data's); this build reads " +
+                      std::to_string(kSplitIndexVersion));
+    if (header.format_version != kSplitIndexVersion)
+      fail_rebuildable(file_, "format_version " + std::to_string(header.format_version) +
+                                  " (an earlier prepare_data's, which did not record its split "
+                                  "and shards); this build reads " +
+                                  std::to_string(kSplitIndexVersion));
+    read_at(0, &header, sizeof(header));
+    const std::string written_for(header.split, strnlen(header.split, sizeof(header.split)));
+    if (written_for != split)
+      fail_rebuildable(file_, "an index of the '" + written_for + "' split, not of '" + split +
+                                  "' (split index files exchanged?)");
+    // The file's size from its header, before reading arrays of the header's sizes.
     const auto actual = static_cast<int64_t>(fs::file_size(file_));
+    if (header.num_shards < 0 || header.num_examples < 0 || header.num_shards > actual ||
+        header.num_examples > actual)
+      fail_rebuildable(file_, "a damaged header");
+    const int64_t expected =
+        locations_offset(header.num_shards, header.num_examples) + 48 * header.num_examples;
     if (actual != expected)
       fail(file_, std::to_string(actual) + " bytes, expected " + std::to_string(expected) +
                       " (cut short or overwritten?)");
+    check_shards(header.num_shards, header.num_examples, entry);
+    num_examples_ = header.num_examples;
+    lengths_at_ = lengths_offset(header.num_shards);
+    locations_at_ = locations_offset(header.num_shards, num_examples_);
   } catch (...) {
     ::close(fd_);
     throw;
+  }
+}
+
+// The manifest's shards against those the index was built from: the same
+// files (SHA-256) in the same order, of the same sizes.
+void SplitIndex::check_shards(int64_t index_shards, int64_t index_examples,
+                              const SplitEntry& entry) {
+  const auto num_shards = static_cast<int64_t>(entry.shards.size());
+  std::vector<Digest> built(index_shards);
+  read_at(digests_offset(index_shards), built.data(), sizeof(Digest) * built.size());
+  std::vector<std::string> foreign;  // the manifest's shards the index does not know
+  for (const auto& shard : entry.shards)
+    if (std::find(built.begin(), built.end(), digest_bytes(shard.sha256)) == built.end())
+      foreign.push_back(shard.file);
+  if (!foreign.empty() && foreign.size() == entry.shards.size())
+    fail_rebuildable(file_, "built from none of the manifest's " + std::to_string(num_shards) +
+                                " shards (an index of another dataset?)");
+  if (!foreign.empty())
+    fail(file_, "shard " + foreign.front() +
+                    " of the manifest is not one this index was built from (its sha256 is none "
+                    "of the index's): was it added to the manifest by hand? `prepare_data "
+                    "--upgrade " + file_.parent_path().string() +
+                    "` indexes the shards the manifest names, if they are the ones meant");
+  if (index_examples != entry.num_examples() || index_shards != num_shards)
+    fail(file_, std::to_string(index_examples) + " examples in " +
+                    std::to_string(index_shards) + " shards, the manifest says " +
+                    std::to_string(entry.num_examples()) + " in " + std::to_string(num_shards));
+  shard_begin_.resize(num_shards + 1);
+  read_at(sizeof(Header), shard_begin_.data(), 8 * shard_begin_.size());
+  for (int64_t k = 0; k < num_shards; ++k) {
+    const auto& shard = entry.shards[k];
+    if (built[k] != digest_bytes(shard.sha256))
+      fail_rebuildable(file_, "shard " + std::to_string(k) + " (" + shard.file +
+                                  ") is not the index's shard " + std::to_string(k) +
+                                  " (sha256 " + digest_hex(built[k]).substr(0, 16) +
+                                  "...): the manifest's shards in another order");
+    if (shard_begin_[k + 1] - shard_begin_[k] != shard.num_examples)
+      fail(file_, "shard " + std::to_string(k) + " (" + shard.file + ") holds " +
+                      std::to_string(shard_begin_[k + 1] - shard_begin_[k]) +
+                      " examples, the manifest says " + std::to_string(shard.num_examples));
   }
 }
 
@@ -216,8 +298,7 @@ void SplitIndex::read_at(int64_t offset, void* out, size_t bytes) const {
 }
 
 void SplitIndex::damaged(int64_t index, const std::string& what) const {
-  fail(file_, "example " + std::to_string(index) + what + " (damaged): `prepare_data --upgrade " +
-                  file_.parent_path().string() + "` rebuilds the index from the shards");
+  fail_rebuildable(file_, "example " + std::to_string(index) + what + " (damaged)");
 }
 
 void SplitIndex::check_index(int64_t index) const {

@@ -8,11 +8,14 @@
 // (with its sha256); `prepare_data --upgrade DIR` writes it for a dataset
 // prepared before. Little-endian, as the shards:
 //
-//   header       64 bytes: magic "transformer-idx" (16 bytes, NUL-padded),
-//                format_version (int64) = 1, num_examples, num_shards
-//                (int64), 24 bytes of zeros
+//   header       128 bytes: magic "transformer-idx" (16 bytes, NUL-padded),
+//                format_version (int64) = 2, num_examples, num_shards
+//                (int64), the split's name (64 bytes, NUL-padded), 24 bytes
+//                of zeros
 //   shard_begin  int64 [num_shards + 1]: the first example of each shard
 //                (the split's numbering), then num_examples
+//   shard_sha256 32 bytes [num_shards]: the SHA-256 of each shard the index
+//                was built from (the manifest's, as bytes)
 //   lengths      {int32 src, tgt} [num_examples]: bare token counts (what
 //                batching scans; 8 bytes an example)
 //   locations    {int64 src_offset, tgt_offset, id, label; int32
@@ -21,6 +24,15 @@
 //                arrays, its id and label (-1 for seq2seq), and the CRC-32
 //                (zlib's) of the record's first 40 bytes (what reading an
 //                example needs; 48 bytes)
+//
+// Opening an index proves it belongs where it lies, from its header and the
+// manifest alone (no shard read): its split's name, and each shard's
+// SHA-256 and example count as the manifest gives them — an index of another
+// split (valid.index and test.index swapped) or of another dataset of the
+// same size is refused naming the split or the shard, and a shard added to a
+// manifest by hand is named as one the index was not built from. Version 1
+// (no name, no digests) is refused naming `prepare_data --upgrade`, which
+// rebuilds it.
 //
 // Reading a location checks its CRC-32 and that its lengths are the lengths
 // array's, so a damaged record is an error naming the file and the example,
@@ -41,7 +53,7 @@
 
 namespace data {
 
-inline constexpr int64_t kSplitIndexVersion = 1;
+inline constexpr int64_t kSplitIndexVersion = 2;
 
 // "train" -> "train.index"
 std::string split_index_file_name(const std::string& split);
@@ -73,6 +85,8 @@ class SplitIndex : public LengthTable {
 
  private:
   void read_at(int64_t offset, void* out, size_t bytes) const;  // pread, whole or throws
+  // The manifest's shards are those the index (of these sizes) was built from.
+  void check_shards(int64_t index_shards, int64_t index_examples, const SplitEntry& entry);
   void check_index(int64_t index) const;
   [[noreturn]] void damaged(int64_t index, const std::string& what) const;  // names the upgrade
 

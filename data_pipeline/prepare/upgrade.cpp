@@ -12,16 +12,27 @@ namespace data {
 
 namespace {
 
-// The splits whose index is missing, damaged or of an earlier prepare_data.
+// Whether the split's index opens as its own (split_index.h: this format,
+// this split, the manifest's shards) and is the file the manifest names.
+bool index_current(const std::filesystem::path& dir, const std::string& split,
+                   const SplitEntry& entry) {
+  if (entry.index.file.empty() || !std::filesystem::is_regular_file(dir / entry.index.file))
+    return false;
+  try {
+    const SplitIndex opened(dir, split, entry);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return sha256_file(dir / entry.index.file) == entry.index.sha256;
+}
+
+// The splits whose index is missing, damaged, of an earlier prepare_data or
+// of another split or dataset.
 std::vector<std::string> needing_an_index(const std::filesystem::path& dir,
                                           const Manifest& manifest) {
   std::vector<std::string> splits;
-  for (const auto& [split, entry] : manifest.splits) {
-    const auto file = dir / entry.index.file;
-    if (entry.index.file.empty() || !std::filesystem::is_regular_file(file) ||
-        sha256_file(file) != entry.index.sha256)
-      splits.push_back(split);
-  }
+  for (const auto& [split, entry] : manifest.splits)
+    if (!index_current(dir, split, entry)) splits.push_back(split);
   return splits;
 }
 

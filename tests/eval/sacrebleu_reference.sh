@@ -4,7 +4,8 @@
 #   - build/bin/score on generated corpora, every tokenizer and smoothing,
 #     chrF and chrF++ (sacrebleu_reference.py): scores, statistics, signatures;
 #   - the evaluation job's own results.json on a tiny trained run of the
-#     Chinese couplet sample, for each --bleu-tokenize.
+#     Chinese couplet sample, for each --bleu-tokenize;
+#   - scoring that fails after decoding keeps the hypotheses.
 # Usage: sacrebleu_reference.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -71,4 +72,22 @@ for tok in ("13a", "zh", "char", "none"):
     print(f"evaluate --bleu-tokenize {tok}: BLEU {b.score:.2f} ({bleu.get_signature()}), chrF {c.score:.2f}"
           " = sacreBLEU")
 PY
+
+# Scoring that fails after the decoding (a reference file of 3 lines for 40
+# examples, the manifest pointing to it): exit 1 naming the cause, and the
+# hypotheses decoded kept.
+head -3 test.tgt > short.tgt
+"$py" - <<'PY'
+import hashlib, json, os
+m = json.load(open("data/manifest.json"))
+m["splits"]["test"]["sources"][1] = {"path": os.path.abspath("short.tgt"),
+                                     "sha256": hashlib.sha256(open("short.tgt", "rb").read()).hexdigest()}
+json.dump(m, open("data/manifest.json", "w"), indent=2)
+PY
+"$build/bin/evaluate" --run runs/copy --out eval-short --threads 1 > /dev/null 2> eval-short.log &&
+  fail "evaluate against a reference file too short should fail"
+grep -q "scoring failed: .*short.tgt has 3 lines" eval-short.log &&
+  grep -qF "the 40 outputs decoded are kept in eval-short/hypotheses.txt" eval-short.log ||
+  fail "the scoring failure should name its cause and the hypotheses kept" eval-short.log
+cmp eval-short/hypotheses.txt eval-13a/hypotheses.txt || fail "the hypotheses kept differ from a scored run's"
 echo "sacreBLEU reference: OK"

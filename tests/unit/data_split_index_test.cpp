@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -42,9 +43,13 @@ for split, entry in m["splits"].items():
     raw = open(d + "/" + entry["index"]["file"], "rb").read()
     assert raw[:16] == b"transformer-idx\0", raw[:16]
     version, n, shards = np.frombuffer(raw[16:40], "<i8")
-    assert version == 1 and shards == len(entry["shards"]), (version, shards)
-    begin = np.frombuffer(raw[64:64 + 8 * (shards + 1)], "<i8")
-    at = 64 + 8 * (shards + 1)
+    assert version == 2 and shards == len(entry["shards"]), (version, shards)
+    assert raw[40:104].rstrip(b"\0").decode() == split and raw[104:128] == bytes(24), raw[40:128]
+    begin = np.frombuffer(raw[128:128 + 8 * (shards + 1)], "<i8")
+    at = 128 + 8 * (shards + 1)
+    for k, shard in enumerate(entry["shards"]):
+        assert raw[at + 32 * k:at + 32 * (k + 1)].hex() == shard["sha256"], (split, k)
+    at += 32 * shards
     lengths = np.frombuffer(raw[at:at + 8 * n], np.dtype([("src", "<i4"), ("tgt", "<i4")]))
     at += 8 * n
     where = np.frombuffer(raw[at:], np.dtype([("src_offset", "<i8"), ("tgt_offset", "<i8"),
@@ -71,11 +76,14 @@ print("ok")
 class SplitIndexTest : public test_util::TempDirTest {
  protected:
   // A copy-task dataset (or majority: classification) in shards of 7 examples.
-  fs::path prepare(data::Task task = data::Task::kCopy) {
+  // With `test` examples of a test split, from `seed`, into `name`.
+  fs::path prepare(data::Task task = data::Task::kCopy, int64_t test = 0, int64_t seed = 1,
+                   const std::string& name = "data") {
     data::PrepareOptions options;
     options.task = task;
-    options.out = dir_ / "data";
-    options.sizes = {{"train", 60}, {"valid", 9}, {"test", 0}};
+    options.out = dir_ / name;
+    options.seed = seed;
+    options.sizes = {{"train", 60}, {"valid", 9}, {"test", test}};
     options.shard_size = 7;
     data::prepare_dataset(options);
     return options.out;
@@ -210,9 +218,60 @@ TEST_F(SplitIndexTest, OneThatDisagreesWithTheManifestIsRefusedByName) {
   expect_mentions(error_of([&] { data::Dataset(data, "train"); }),
                   {index.string(), "60 examples in 9 shards, the manifest says 56 in 8"});
 
+  for (const auto& [version, said] :
+       std::vector<std::pair<int64_t, std::vector<std::string>>>{
+           {1, {"format_version 1 (an earlier prepare_data's", "prepare_data --upgrade"}},
+           {3, {"format_version 3 (a later prepare_data's); this build reads 2"}}}) {
+    std::fstream file(index, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(16);
+    file.write(reinterpret_cast<const char*>(&version), sizeof(version));
+    file.close();
+    auto words = said;
+    words.push_back(index.string());
+    expect_mentions(error_of([&] { data::Dataset(data, "train"); }), words);
+  }
+
   std::fstream(index, std::ios::in | std::ios::out | std::ios::binary) << "not-an-index";
   expect_mentions(error_of([&] { data::Dataset(data, "train"); }),
                   {index.string(), "not a split index"});
+}
+
+// An index proves at every open that it is its split's and its dataset's:
+// valid.index and test.index exchanged, a train.index of another dataset of
+// the same size, and a shard of another dataset added to the manifest by
+// hand are refused naming the split, the dataset or the shard (before
+// format_version 2 the first two were read through without a word); the
+// upgrade rebuilds the first two.
+TEST_F(SplitIndexTest, OneOfAnotherSplitOrDatasetIsRefusedNamingWhich) {
+  const fs::path data = prepare(data::Task::kCopy, 9);
+  const fs::path other = prepare(data::Task::kCopy, 9, 2, "other");
+  const fs::path valid = data / "valid.index", test = data / "test.index";
+  fs::rename(valid, data / "exchanged");
+  fs::rename(test, valid);
+  fs::rename(data / "exchanged", test);
+  expect_mentions(error_of([&] { data::Dataset(data, "valid"); }),
+                  {valid.string(), "an index of the 'test' split, not of 'valid'",
+                   "prepare_data --upgrade " + data.string()});
+  EXPECT_EQ(data::upgrade_dataset(data), (std::vector<std::string>{"test", "valid"}));
+  EXPECT_EQ(data::Dataset(data, "valid", {true}).size(), 9);
+
+  const fs::path train = data / "train.index";
+  fs::copy_file(other / "train.index", train, fs::copy_options::overwrite_existing);
+  expect_mentions(error_of([&] { data::Dataset(data, "train"); }),
+                  {train.string(), "none of the manifest's 9 shards", "another dataset",
+                   "prepare_data --upgrade " + data.string()});
+  EXPECT_EQ(data::upgrade_dataset(data), std::vector<std::string>{"train"});
+  EXPECT_EQ(data::Dataset(data, "train", {true}).size(), 60);
+
+  fs::copy_file(other / "train-00008.h5", data / "train-00009.h5");
+  auto document = manifest_json(data);
+  auto shard = manifest_json(other)["splits"]["train"]["shards"][8];
+  shard["file"] = "train-00009.h5";
+  document["splits"]["train"]["shards"].push_back(shard);
+  write_json(data, document);
+  expect_mentions(error_of([&] { data::Dataset(data, "train"); }),
+                  {train.string(), "shard train-00009.h5", "not one this index was built from",
+                   "by hand"});
 }
 
 TEST_F(SplitIndexTest, ADamagedRecordNamesItsExampleAndTheUpgradeRebuildsIt) {
@@ -227,7 +286,7 @@ TEST_F(SplitIndexTest, ADamagedRecordNamesItsExampleAndTheUpgradeRebuildsIt) {
   }
   {
     std::fstream file(index, std::ios::in | std::ios::out | std::ios::binary);
-    file.seekp(64 + 8 * (9 + 1) + 8 * 5);  // example 5's source length (9 shards)
+    file.seekp(128 + 8 * (9 + 1) + 32 * 9 + 8 * 5);  // example 5's source length (9 shards)
     file.put(static_cast<char>(0x7F));
   }
   const data::Dataset train(data, "train");

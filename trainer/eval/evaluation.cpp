@@ -70,15 +70,23 @@ json score_batches(EvalModel& m, const data::Dataset& dataset,
   return mine;
 }
 
-// Seq2seq: exact match, BLEU, chrF; the hypotheses, detokenized, in input order.
+// One line per example, in input order: the hypotheses detokenized
+// (seq2seq), or the predicted labels' names (classification).
+std::vector<std::string> output_lines(const EvalModel& m, const std::vector<json>& outputs) {
+  std::vector<std::string> lines;
+  for (const auto& output : outputs)
+    lines.push_back(m.classification()
+                        ? m.labels.name(output.get<int32_t>())
+                        : m.tgt_tokenizer->decode(output.get<std::vector<int32_t>>()));
+  return lines;
+}
+
+// Seq2seq: exact match, BLEU, chrF of the hypotheses (`lines`).
 json seq2seq_report(EvalModel& m, const data::Dataset& dataset, const std::vector<json>& outputs,
-                    const EvalOptions& options, std::vector<std::string>& lines) {
+                    const EvalOptions& options, const std::vector<std::string>& lines) {
   int64_t exact = 0;
-  for (int64_t i = 0; i < dataset.size(); ++i) {
-    const auto ids = outputs[i].get<std::vector<int32_t>>();
-    if (ids == dataset.get(i).tgt) ++exact;
-    lines.push_back(m.tgt_tokenizer->decode(ids));
-  }
+  for (int64_t i = 0; i < dataset.size(); ++i)
+    if (outputs[i].get<std::vector<int32_t>>() == dataset.get(i).tgt) ++exact;
   const References refs = read_references(m, dataset, options.split);
   json report = {{"exact_match", static_cast<double>(exact) / static_cast<double>(dataset.size())},
                  {"decode", describe(options.decode)},
@@ -87,14 +95,12 @@ json seq2seq_report(EvalModel& m, const data::Dataset& dataset, const std::vecto
   return report;
 }
 
-// Classification: accuracy and macro-F1; the predicted label names, in input order.
-json classification_report(const EvalModel& m, const data::Dataset& dataset,
-                           const std::vector<json>& outputs, std::vector<std::string>& lines) {
+// Classification: accuracy and macro-F1.
+json classification_report(const data::Dataset& dataset, const std::vector<json>& outputs) {
   std::vector<int64_t> references, predictions;
   for (int64_t i = 0; i < dataset.size(); ++i) {
     references.push_back(dataset.get(i).label);
     predictions.push_back(outputs[i].get<int64_t>());
-    lines.push_back(m.labels.name(static_cast<int32_t>(predictions.back())));
   }
   return {{"accuracy", metrics::accuracy(references, predictions)},
           {"macro_f1", metrics::macro_f1(references, predictions)}};
@@ -132,7 +138,16 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
   double smoothed = 0, nll = 0, count = 0;
   for (const auto& [s, n, c] : per_batch) smoothed += s, nll += n, count += c;
 
-  std::vector<std::string> lines;  // one output line per example
+  // The outputs written before they are scored: a failure in scoring (a
+  // reference file, a metric) loses none of the decoding.
+  const fs::path out_dir(options.out_dir);
+  fs::create_directories(out_dir);
+  const fs::path lines_file = out_dir / (m.classification() ? "predictions.txt" : "hypotheses.txt");
+  const std::vector<std::string> lines = output_lines(m, outputs);
+  std::string text;
+  for (const auto& line : lines) text += line + "\n";
+  launch::write_file(lines_file, text);
+
   json results = {{"task", m.manifest.task},
                   {"split", options.split},
                   {"checkpoints", m.checkpoints},
@@ -147,15 +162,14 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
                   {"seconds", seconds},
                   {"decode_seconds", predict_seconds},
                   {"sentences_per_s", static_cast<double>(dataset.size()) / seconds}};
-  results.update(m.classification() ? classification_report(m, dataset, outputs, lines)
-                                    : seq2seq_report(m, dataset, outputs, options, lines));
-
-  const fs::path out_dir(options.out_dir);
-  fs::create_directories(out_dir);
-  const std::string lines_file = m.classification() ? "predictions.txt" : "hypotheses.txt";
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
-  launch::write_file(out_dir / lines_file, text);
+  try {
+    results.update(m.classification() ? classification_report(dataset, outputs)
+                                      : seq2seq_report(m, dataset, outputs, options, lines));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("scoring failed: ") + e.what() + " (the " +
+                             std::to_string(lines.size()) + " outputs decoded are kept in " +
+                             lines_file.string() + ")");
+  }
   launch::write_file(out_dir / "results.json", results.dump(2) + "\n");
   logging::info("results in {}", (out_dir / "results.json").string());
   return results;
