@@ -60,9 +60,12 @@ class SmoothedKl : public torch::autograd::Function<SmoothedKl> {
     const double c = ctx->saved_data["c"].toDouble(), o = ctx->saved_data["o"].toDouble();
     const int64_t pad = ctx->saved_data["pad"].toInt();
 #if TRAINER_WITH_CUDA
-    if (saved.size() == 4)  // the forward's kernel left each row's log-sum-exp
+    if (saved.size() == 4) {  // the forward's kernel left each row's log-sum-exp
+      TORCH_CHECK(!torch::GradMode::is_enabled(),
+                  "the loss's CUDA kernels have no second derivative (create_graph)");
       return {cuda::smoothed_kl_grad(logits, {target, keep, pad, c, o}, saved[3], grad_outputs[0]),
               {}, {}, {}, {}, {}, {}};
+    }
 #endif
     auto p = torch::softmax(logits, 1, float_type(logits));  // [N, V]
     p.select(1, pad).add_(o);     // q_pad = 0

@@ -1,8 +1,8 @@
 #include "trainer/task/smoothed_kl_cuda.h"
 
-#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 
 #include <limits>
 
@@ -20,21 +20,33 @@ kernels::LogitType logit_type(const torch::Tensor& logits) {
   }
 }
 
+const torch::Tensor& checked(const torch::Tensor& logits, int64_t pad) {
+  TORCH_CHECK(takes(logits), "the loss kernels take [N, V] CUDA logits of float, half or bfloat16");
+  TORCH_CHECK(pad >= 0 && pad < logits.size(1), "the padding id ", pad,
+              " is outside the vocabulary of ", logits.size(1));
+  return logits;
+}
+
 // The kernels' view of the inputs, made contiguous on the logits' device.
 // Launched on the device's current stream (autograd runs backward on the
-// stream forward used), with that device current.
+// stream forward used: Engine::evaluate_function's stream guard), with that
+// device current.
 struct Inputs {
   torch::Tensor logits, target, keep;
   kernels::SmoothedKlShape shape;
   Inputs(const torch::Tensor& x, const SmoothedKlTarget& q)
-      : logits(x.contiguous()),
+      : logits(checked(x, q.pad).contiguous()),
         target(q.target.to(x.device(), torch::kLong).contiguous()),
         keep(q.keep.to(x.device(), torch::kBool).contiguous()),
-        shape{logits.data_ptr(),      logit_type(logits),   logits.size(0),
-              logits.size(1),         target.data_ptr<int64_t>(), keep.data_ptr<bool>(),
-              q.pad,                  static_cast<float>(q.confidence),
+        shape{logits.data_ptr(),
+              logit_type(logits),
+              logits.size(0),
+              logits.size(1),
+              target.data_ptr<int64_t>(),
+              keep.data_ptr<bool>(),
+              q.pad,
+              static_cast<float>(q.confidence),
               static_cast<float>(q.off_value)} {
-    TORCH_CHECK(takes(x), "the loss kernels take [N, V] CUDA logits of float, half or bfloat16");
     TORCH_CHECK(target.numel() == shape.rows && keep.numel() == shape.rows,
                 "a target and a keep flag per row of the logits");
     TORCH_CHECK(shape.rows <= std::numeric_limits<int32_t>::max(), "more rows than one grid holds");
@@ -54,11 +66,12 @@ SmoothedKlRows smoothed_kl_rows(const torch::Tensor& logits, const SmoothedKlTar
   const c10::cuda::CUDAGuard device(logits.device());
   const Inputs in(logits, q);
   const auto options = in.logits.options().dtype(torch::kFloat);
-  SmoothedKlRows rows{torch::empty({in.shape.rows}, options), torch::empty({in.shape.rows}, options),
+  SmoothedKlRows rows{torch::empty({in.shape.rows}, options),
+                      torch::empty({in.shape.rows}, options),
                       torch::empty({in.shape.rows}, options)};
-  C10_CUDA_CHECK(kernels::smoothed_kl_rows(
-      in.shape, entropy, rows.smoothed.data_ptr<float>(), rows.nll.data_ptr<float>(),
-      rows.lse.data_ptr<float>(), at::cuda::getCurrentCUDAStream().stream()));
+  C10_CUDA_CHECK(kernels::smoothed_kl_rows(in.shape, entropy, rows.smoothed.data_ptr<float>(),
+                                           rows.nll.data_ptr<float>(), rows.lse.data_ptr<float>(),
+                                           c10::cuda::getCurrentCUDAStream().stream()));
   return rows;
 }
 
@@ -71,7 +84,7 @@ torch::Tensor smoothed_kl_grad(const torch::Tensor& logits, const SmoothedKlTarg
   auto grad = torch::empty_like(in.logits);
   C10_CUDA_CHECK(kernels::smoothed_kl_grad(in.shape, row_lse.data_ptr<float>(),
                                            weight.data_ptr<float>(), grad.data_ptr(),
-                                           at::cuda::getCurrentCUDAStream().stream()));
+                                           c10::cuda::getCurrentCUDAStream().stream()));
   return grad;
 }
 

@@ -56,9 +56,9 @@ __device__ __forceinline__ RowStats merge(RowStats a, RowStats b) {
 
 __device__ __forceinline__ RowStats warp_reduce(RowStats x) {
   for (int offset = 16; offset > 0; offset /= 2)
-    x = merge(x, {__shfl_xor_sync(0xffffffffu, x.m, offset),
-                  __shfl_xor_sync(0xffffffffu, x.s, offset),
-                  __shfl_xor_sync(0xffffffffu, x.t, offset)});
+    x = merge(x,
+              {__shfl_xor_sync(0xffffffffu, x.m, offset), __shfl_xor_sync(0xffffffffu, x.s, offset),
+               __shfl_xor_sync(0xffffffffu, x.t, offset)});
   return x;
 }
 
@@ -153,11 +153,13 @@ cudaError_t launch_rows(const SmoothedKlShape& s, double entropy, float* smoothe
   const T* x = static_cast<const T*>(s.logits);
   const auto grid = static_cast<unsigned>(s.rows);
   if (s.vocab % kVec == 0 && aligned16(x))
-    rows_kernel<T, kVec><<<grid, kThreads, 0, stream>>>(
-        x, s.vocab, s.target, s.keep, s.pad, s.confidence, s.off_value, entropy, smoothed, nll, lse);
+    rows_kernel<T, kVec><<<grid, kThreads, 0, stream>>>(x, s.vocab, s.target, s.keep, s.pad,
+                                                        s.confidence, s.off_value, entropy,
+                                                        smoothed, nll, lse);
   else
-    rows_kernel<T, 1><<<grid, kThreads, 0, stream>>>(
-        x, s.vocab, s.target, s.keep, s.pad, s.confidence, s.off_value, entropy, smoothed, nll, lse);
+    rows_kernel<T, 1><<<grid, kThreads, 0, stream>>>(x, s.vocab, s.target, s.keep, s.pad,
+                                                     s.confidence, s.off_value, entropy, smoothed,
+                                                     nll, lse);
   return cudaGetLastError();
 }
 
@@ -172,8 +174,8 @@ cudaError_t launch_grad(const SmoothedKlShape& s, const float* lse, const float*
     grad_kernel<T, kVec><<<grid, kThreads, 0, stream>>>(
         x, s.vocab, s.target, s.keep, s.pad, s.confidence, s.off_value, lse, grad_out, g);
   else
-    grad_kernel<T, 1><<<grid, kThreads, 0, stream>>>(
-        x, s.vocab, s.target, s.keep, s.pad, s.confidence, s.off_value, lse, grad_out, g);
+    grad_kernel<T, 1><<<grid, kThreads, 0, stream>>>(x, s.vocab, s.target, s.keep, s.pad,
+                                                     s.confidence, s.off_value, lse, grad_out, g);
   return cudaGetLastError();
 }
 
@@ -197,7 +199,8 @@ cudaError_t smoothed_kl_grad(const SmoothedKlShape& shape, const float* lse, con
   switch (shape.type) {
     case LogitType::kFloat: return launch_grad<float>(shape, lse, grad_out, grad, stream);
     case LogitType::kHalf: return launch_grad<__half>(shape, lse, grad_out, grad, stream);
-    case LogitType::kBFloat16: return launch_grad<__nv_bfloat16>(shape, lse, grad_out, grad, stream);
+    case LogitType::kBFloat16:
+      return launch_grad<__nv_bfloat16>(shape, lse, grad_out, grad, stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -21,7 +21,7 @@ namespace task::kernels {
 enum class LogitType { kFloat, kHalf, kBFloat16 };
 
 struct SmoothedKlShape {
-  const void* logits;     // [rows, vocab], contiguous, of `type`
+  const void* logits;  // [rows, vocab], contiguous, of `type`
   LogitType type;
   int64_t rows, vocab;
   const int64_t* target;  // [rows]
