@@ -13,6 +13,7 @@
 #include "data_pipeline/piece_decoder.h"
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/prepare/sentencepiece_tokenizer.h"
+#include "error_message.h"
 #include "run_command.h"
 #include "temp_dir_test.h"
 
@@ -67,9 +68,9 @@ TEST_F(SentencePieceTest, TrainsWithTheProjectsSpecialIdsAndRoundTrips) {
   for (const std::string type : {"bpe", "unigram"}) {
     data::SentencePieceOptions options;
     options.model_type = type;
-    options.vocab_size = 120;
+    options.vocab_size = 56;  // at most the corpus's 18 words, 35 characters and 4 specials
     const auto spm = data::SentencePieceTokenizer::train(views(lines), options);
-    EXPECT_LE(spm->vocab_size(), 120);
+    EXPECT_LE(spm->vocab_size(), 56);
     spm->save(dir_ / "m.model");
     const data::PieceDecoder decoder(dir_ / "m.vocab");
     ASSERT_EQ(decoder.vocab_size(), spm->vocab_size());
@@ -83,7 +84,7 @@ TEST_F(SentencePieceTest, TrainsWithTheProjectsSpecialIdsAndRoundTrips) {
 
 TEST_F(SentencePieceTest, DebiansSpmEncodeAndDecodeAgreeWithAModelTrainedHere) {
   data::SentencePieceOptions options;
-  options.vocab_size = 150;
+  options.vocab_size = 56;
   const auto spm = data::SentencePieceTokenizer::train(views(corpus(400, 3)), options);
   spm->save(dir_ / "m.model");
   const auto lines = corpus(40, 4);
@@ -133,6 +134,21 @@ TEST_F(SentencePieceTest, RefusesAModelWithOtherSpecialIds) {
   }
 }
 
+// A vocabulary of more pieces than the text has words and characters (pieces
+// seen once, long to learn on a large text of rare words: minutes) is refused
+// before SentencePiece's work, naming the option and what the text holds.
+TEST_F(SentencePieceTest, AVocabularyBeyondTheTextsWordsIsRefusedAtOnce) {
+  data::SentencePieceOptions options;
+  options.vocab_size = 1000000;
+  const auto lines = corpus(400, 1);
+  test_util::expect_mentions(
+      test_util::error_of([&] { data::SentencePieceTokenizer::train(views(lines), options); }),
+      {"--spm-vocab-size 1000000", "18 distinct words", "35 characters", ": 57)",
+       "--vocab word"});
+  options.vocab_size = 57;
+  EXPECT_LE(data::SentencePieceTokenizer::train(views(lines), options)->vocab_size(), 57);
+}
+
 // prepare_data with --vocab spm: the shards hold spm_encode's ids, and the
 // dataset's decoder restores the text.
 TEST_F(SentencePieceTest, PreparedDatasetHoldsSpmEncodeIds) {
@@ -145,7 +161,7 @@ TEST_F(SentencePieceTest, PreparedDatasetHoldsSpmEncodeIds) {
   options.text["train"] = {dir_ / "train.src", dir_ / "train.tgt"};
   options.tokenizer = "spm";
   options.joint_vocab = true;
-  options.spm.vocab_size = 100;
+  options.spm.vocab_size = 56;
   const data::Manifest manifest = data::prepare_dataset(options);
   EXPECT_EQ(manifest.tokenizer_kind, "spm");
   EXPECT_EQ(manifest.src_tokenizer_file, "spm.model");
