@@ -69,4 +69,12 @@ void check_written(std::ostream& out, const std::filesystem::path& path) {
   if (!out.flush()) fail(path, error != 0 ? error : errno);
 }
 
+void make_directories(const std::filesystem::path& dir, std::string_view what) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error)
+    throw std::runtime_error("cannot create " + std::string(what) + " " + dir.string() + ": " +
+                             error.message());
+}
+
 }  // namespace launch

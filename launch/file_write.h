@@ -24,6 +24,10 @@ void write_file(const std::filesystem::path& path, std::string_view bytes);
 // std::runtime_error("cannot write <path>: fsync: <reason>").
 void sync_to_disk(int fd, const std::filesystem::path& path);
 
+// `dir` and the folders above it, made where missing. Throws
+// std::runtime_error("cannot create <what> <dir>: <reason>").
+void make_directories(const std::filesystem::path& dir, std::string_view what);
+
 // After writing to `out`, a stream appending to `path` (a log): throws
 // std::runtime_error("cannot write <path>: <reason>") if the stream failed.
 void check_written(std::ostream& out, const std::filesystem::path& path);

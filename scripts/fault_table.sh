@@ -283,4 +283,34 @@ row "train.precision = bf16 (CPU bfloat16 instructions: $(grep -qwE 'avx512_bf16
   --train.precision bf16 --train.max_steps 2
 cp -r runs/ok runs/rebatched
 row "resume with another data.batch_tokens" "${trainer[@]}" "${tiny[@]}" --run.name rebatched \
-  --data.batch_tokens 120 --train.max_steps 22
+  --data.batch_tokens 120 --data.max_len 60 --train.max_steps 22
+cp -r data swapped && mv swapped/valid.index swapped/x && mv swapped/test.index swapped/valid.index &&
+  mv swapped/x swapped/test.index
+row "evaluate: valid.index and test.index exchanged" "${evaluate[@]}" --run runs/ok --data swapped \
+  --split valid
+"${prepare[@]}" --task reverse --out twin --seed 4 --train-size 300 --valid-size 20 --test-size 20 \
+  --min-len 2 --max-len 8 --symbols 11 > /dev/null 2>&1
+cp -r data foreign && cp twin/train.index foreign/train.index
+row "train: a train.index of another dataset of the same size" "${trainer[@]}" "${tiny[@]}" \
+  --data.dir foreign --run.name x --train.max_steps 2
+cp -r data added && cp twin/train-00000.h5 added/train-00001.h5 && python3 - added <<'PY'
+import json, sys, hashlib
+d = sys.argv[1]; m = json.load(open(f"{d}/manifest.json"))
+shard = dict(m["splits"]["train"]["shards"][0], file="train-00001.h5",
+             sha256=hashlib.sha256(open(f"{d}/train-00001.h5", "rb").read()).hexdigest())
+m["splits"]["train"]["shards"].append(shard); json.dump(m, open(f"{d}/manifest.json", "w"))
+PY
+row "train: a shard added to the manifest by hand" "${trainer[@]}" "${tiny[@]}" --data.dir added \
+  --run.name x --train.max_steps 2
+cp -r data version1 && printf '\001' | dd of=version1/train.index bs=1 seek=16 conv=notrunc 2>/dev/null
+row "train: a split index of format 1" "${trainer[@]}" "${tiny[@]}" --data.dir version1 \
+  --run.name x --train.max_steps 2
+row "prepare --upgrade of that dataset" "${prepare[@]}" --upgrade version1
+head -2 long.en > short.ref
+row "evaluate: scoring fails after decoding (a reference file of 2 lines)" bash -c "python3 -c '
+import hashlib, json, os
+m = json.load(open(\"data/manifest.json\")); m[\"splits\"][\"test\"][\"sources\"] = [
+  {\"path\": os.path.abspath(p), \"sha256\": hashlib.sha256(open(p, \"rb\").read()).hexdigest()}
+  for p in (\"short.ref\", \"short.ref\")]
+json.dump(m, open(\"data/manifest.json\", \"w\"))' && ${evaluate[*]} --run runs/ok --data data --split test --out \
+  scored; s=\$?; wc -l < scored/hypotheses.txt; exit \$s"

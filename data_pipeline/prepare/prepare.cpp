@@ -25,6 +25,7 @@
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/split_index.h"
+#include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
 
@@ -542,7 +543,7 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   std::string temp_name;
   launch::on_main(ranks, [&] {
     check_output(out, options.force);
-    if (out.has_parent_path()) fs::create_directories(out.parent_path());
+    if (out.has_parent_path()) launch::make_directories(out.parent_path(), "the folder of --out");
     temp_name = unique_directory_beside(out);
   });
   const fs::path temp = ranks.broadcast(temp_name);

@@ -84,7 +84,7 @@ std::string Checkpoints::begin_save(int64_t step) const {
       fs::path(dir_) / (".tmp-" + step_name(step) + "-" + std::to_string(::getpid()) + "-" +
                         std::to_string(++saves));
   naming_the_save(step, [&] {
-    fs::create_directories(dir_);
+    launch::make_directories(dir_, "the checkpoint directory");
     fs::create_directory(tmp);
   });
   return tmp.string();
@@ -192,7 +192,7 @@ std::string Checkpoints::set_aside_after(int64_t step) const {
     if (dir > kept) later.push_back(dir);  // zero-padded step names sort in step order
   if (later.empty()) return "";
   const fs::path aside = fs::path(dir_).parent_path() / "superseded" / launch::utc_now_for_path();
-  fs::create_directories(aside);
+  launch::make_directories(aside, "the folder for superseded checkpoints");
   const std::string best = resolve_link("best");
   for (const auto& dir : later) {
     if (dir == best) fs::remove(fs::path(dir_) / "best");

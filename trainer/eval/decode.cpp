@@ -35,17 +35,14 @@ TokenSequences decode_rows(model::EncoderDecoder& model, const torch::Tensor& sr
 // Whether threads decode shares of the batch (rows_in_parallel.h) rather
 // than each running part of every operation. A share reads every weight
 // matrix at each step. Up to 1 M parameters the weights stay in a core's
-// caches and a step is many small operations: shares (0.24 M measured, 1 M
-// an extrapolation). A larger model's weights come from memory, once per
-// share and step; a share's GEMMs over its M rows (sentences times beams) do
-// 2M FLOPs per float read. From 32 rows a share (64 FLOPs a float: about
-// what a core's part of a loaded node's memory bandwidth feeds a core's
-// float32 GEMM, an estimate; only 2 cores measured here) shares; fewer (many
-// cores, a small batch) each operation runs over all threads, its GEMMs
-// reading each weight once for all rows. Measured with 2 threads
-// (export_decode_bench.sh, medians of three runs): in shares the small
-// model 1.3x faster greedy and 1.4x beam 4, mid (9.6 M, 100 sentences a
-// share) 1.07x and 1.15x, base (77 M, 32 a share) as fast.
+// caches and a step is many small operations: shares. A larger model's
+// weights come from memory, once per share and step; a share's GEMMs over
+// its M rows (sentences times beams) do 2M FLOPs per float read. From 32
+// rows a share (64 FLOPs a float: about what a core's part of a loaded
+// node's memory bandwidth feeds a core's float32 GEMM, an estimate) shares;
+// fewer (many cores, a small batch) each operation runs over all threads,
+// its GEMMs reading each weight once for all rows. The figures behind both
+// thresholds: docs/performance.md, "Why the code is as it is".
 constexpr int64_t kCacheResidentParameters = int64_t{1} << 20;
 constexpr int64_t kRowsPerShare = 32;
 

@@ -279,8 +279,7 @@ int main(int argc, char** argv) {
 
   // Each decoding step allocates and frees its logits ([rows, vocabulary]:
   // tens of MB) and the caches' copies; with glibc's mmap threshold every one
-  // page-faults back in: 16% of a beam search's time in the kernel (perf),
-  // 1.35x the decoding time of the heap's reuse (docs/performance.md).
+  // page-faults back in (docs/performance.md, "Why the code is as it is").
   if (cli.keep_freed_memory) runtime::keep_freed_host_memory();
   runtime::setup_runtime(process.info(), cli.threads);
   try {

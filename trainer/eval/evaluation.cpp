@@ -141,7 +141,7 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
   // The outputs written before they are scored: a failure in scoring (a
   // reference file, a metric) loses none of the decoding.
   const fs::path out_dir(options.out_dir);
-  fs::create_directories(out_dir);
+  launch::make_directories(out_dir, "the output directory (--out)");
   const fs::path lines_file = out_dir / (m.classification() ? "predictions.txt" : "hypotheses.txt");
   const std::vector<std::string> lines = output_lines(m, outputs);
   std::string text;

@@ -7,15 +7,9 @@
 // [N, 1, D] input to each projection, attention over a short cache, a
 // generator of a few rows). With a small model each is too small to split:
 // over threads it costs a fork and a join of LibTorch's thread pool and
-// gains little, while rows decoded apart share nothing until the end.
-// Measured with tests/bench/export_decode_bench.sh, 2 threads on 2 cores
-// (LibTorch 1.13, OpenBLAS): the small model's greedy decoding took 0.105 s
-// with both threads in each operation — slower than one thread alone
-// (0.097 s) — and 0.08 s in two shares. With larger models, whose
-// operations do split well, shares were as fast or faster (medians of three
-// runs, in shares against each operation over both threads: mid greedy
-// 0.56 against 0.60 s, beam 4 1.76 against 2.02 s; base greedy 1.61
-// against 1.58 s).
+// gains little, while rows decoded apart share nothing until the end. With
+// larger models, whose operations do split well, shares were as fast or
+// faster (docs/performance.md, "Why the code is as it is").
 //
 // A sentence's hypothesis can differ in the last bits of its scores from
 // the one decoded with T = 1 (its share is padded to the share's longest

@@ -168,8 +168,8 @@ std::tuple<torch::Tensor, torch::Tensor> top_k(const torch::Tensor& x, int64_t k
   }
   Rows rows(x, k);
   const int64_t n = rows.x.size(0), V = rows.x.size(1);
-  // One thread: the scan is bound by memory (on a mid beam step 51 MB of
-  // logits just written), and two threads took as long here.
+  // One thread: the scan is bound by memory (the logits just written), and
+  // two threads took as long.
   for (int64_t r = 0; r < n; ++r)
     top_k_of_row(rows.x.data_ptr<float>() + r * V, V, k, rows.values.data_ptr<float>() + r * k,
                  rows.indices.data_ptr<int64_t>() + r * k);

@@ -4,17 +4,15 @@
 // On the CPU, one pass over a row keeps its k best so far in a sorted array,
 // and a block of 64 entries none of which beats the k-th best costs a few
 // vector instructions. LibTorch's topk first copies each row's V (value,
-// index) pairs and then selects among them: on [800, 16 004] log-probs, k = 8
-// (a beam-4 step of the decode benchmark's mid model, one thread), 18 ms
-// (LibTorch 1.13) and 23 ms (2.15) against this scan's 4 ms (perf of evaluate).
+// index) pairs and then selects among them, several times slower
+// (docs/performance.md, "Why the code is as it is").
 //
 // top_k_log_probs takes the logits: the k best logits are the k most likely
 // tokens, and only their log-probabilities are made, x − max − log Σ exp(x −
 // max) as the log-softmax makes them, with the sum over the row while it is
 // still in the cache (a vectorised exp, relative error below 3e-7, in AVX2
-// where the CPU has it). The log-softmax of the whole [N, V] (three passes
-// and a second [N, V]) and a top-k over it took 15 + 9 ms of that step; this
-// 8 ms, the scan 4 and the sum 4.
+// where the CPU has it), instead of the log-softmax of the whole [N, V]
+// (three passes and a second [N, V]) and a top-k over it.
 // Elsewhere (CUDA) both are LibTorch's, on the device.
 #pragma once
 #include <tuple>

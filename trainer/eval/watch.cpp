@@ -69,7 +69,7 @@ void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ran
   std::unique_ptr<launch::HolderLock> lock;
   launch::together(ranks, [&] {
     if (ranks.rank() != 0) return;
-    fs::create_directories(eval_dir);
+    launch::make_directories(eval_dir, "the evaluation directory");
     const fs::path lock_file = eval_dir / (".watch-" + options.split + ".lock");
     try {
       lock = std::make_unique<launch::HolderLock>(

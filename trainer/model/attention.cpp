@@ -23,12 +23,9 @@ int64_t head_size(int64_t d_model, int64_t heads) {
 // better computed as broadcast products summed than by matmul. On the CPU
 // LibTorch 1.x splits a batched matmul into one GEMM call per (row, head),
 // B·h calls of a 1 × d_k by d_k × Tk product, whose dispatch outweighs the
-// product: in greedy decoding of the decode benchmark's mid model (one
-// thread, 1.04 s in all) the self-attention sublayers took 0.20 s and the
-// encoder-decoder ones 0.21 s, with a broadcast product summed (one pass
-// over the keys) 0.16 s and 0.13 s. LibTorch 2.x with MKL (the PyPI build
-// this project uses) hands the batch to one batched GEMM call, and a GPU runs
-// it as one kernel: there, matmul.
+// product (docs/performance.md, "Why the code is as it is"). LibTorch 2.x
+// with MKL (the PyPI build this project uses) hands the batch to one batched
+// GEMM call, and a GPU runs it as one kernel: there, matmul.
 bool single_query_by_broadcast(const torch::Tensor& q) {
 #if TORCH_VERSION_MAJOR < 2
   return q.size(2) == 1 && q.is_cpu();

@@ -3,18 +3,15 @@
 // Every projection computes x W^T + b with W [out, in] (torch::linear: one
 // GEMM, x [M, in] times W^T). Stored as LibTorch stores it, W is row-major,
 // so the GEMM's second operand W^T is a transposed [in, out] matrix. BLAS
-// libraries pack a row-major [in, out] operand faster: with OpenBLAS here,
-// on the paper-base shapes with M = 64 rows (greedy decoding of 64
-// sentences), x W^T ran at 69 → 83 GFLOP/s for the feed-forward's W_2 and
-// 70 → 80 for the generator; with M = 256, 3–5% faster (docs/performance.md,
-// "Decoding"). Not measured with MKL (the PyPI LibTorch).
+// libraries pack a row-major [in, out] operand faster (OpenBLAS's figures:
+// docs/performance.md, "Why the code is as it is").
 //
 // store_weights_transposed keeps each matrix's shape and values and changes
 // its strides only: its memory becomes that of W^T, row-major, and W is a
 // transposed view of it. Whatever reads the weights works unchanged; an
 // embedding table is transposed too (it may be the generator's weight), and
 // a lookup then gathers a token's d_model entries from as many cache lines,
-// a cost the measured speed-ups include. For inference only: training and
+// a cost the speed-ups include. For inference only: training and
 // the optimizer expect LibTorch's own layout (saving writes that layout:
 // checkpoint::save_tensors).
 #pragma once

@@ -14,11 +14,10 @@
 //         train/loss_scaler.h.
 //   auto  (the default) bf16 where the device computes in bfloat16 natively,
 //         else fp32: CUDA GPUs of compute capability 8.0 and later (A100,
-//         H100: bf16 tensor cores, 989 dense TFLOP/s on an H100 against 67 in
-//         fp32); CPUs with AVX512-BF16 or AMX, where oneDNN's bf16 GEMMs made
-//         the trainer ~1.75x faster than fp32, while on CPUs without them it
-//         emulates bfloat16 and was ~7x slower (docs/performance.md). fp16 is
-//         never chosen: its loss scale is a trade a user makes knowingly.
+//         H100: bf16 tensor cores); CPUs with AVX512-BF16 or AMX, where
+//         oneDNN's bf16 GEMMs are faster than fp32, while CPUs without them
+//         emulate bfloat16, far slower (docs/performance.md). fp16 is never
+//         chosen: its loss scale is a trade a user makes knowingly.
 #pragma once
 #include <torch/torch.h>
 

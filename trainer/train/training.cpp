@@ -304,7 +304,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
 std::unique_ptr<RunLock> Trainer::lock_run_directory() {
   std::unique_ptr<RunLock> lock;
   launch::on_main(ranks_, [&] {
-    fs::create_directories(run_dir_);
+    launch::make_directories(run_dir_, "the run directory (run.out_dir / run.name)");
     lock = std::make_unique<RunLock>(run_dir_.string());
   });
   // Before any training: a run directory only rank 0's node sees would fail
