@@ -43,8 +43,8 @@ TEST(CheckpointSchedule, EveryNStepsOrAsTheFlagsAsk) {
   const train::CheckpointSchedule schedule(/*every_steps=*/5, 0, Clock::now());
   EXPECT_EQ(due_steps(12, [&](int64_t s) { return schedule.due(s, {}); }),
             (std::vector<int64_t>{5, 10}));
-  EXPECT_TRUE(schedule.due(7, train::AgreedFlags{/*preempt=*/true, false}));
-  EXPECT_TRUE(schedule.due(7, train::AgreedFlags{false, /*save_time=*/true}));
+  EXPECT_TRUE(schedule.due(7, train::StepFlags{/*preempt=*/true, false}));
+  EXPECT_TRUE(schedule.due(7, train::StepFlags{false, /*save_time=*/true}));
   const train::CheckpointSchedule at_end_only(0, 0, Clock::now());
   EXPECT_TRUE(due_steps(12, [&](int64_t s) { return at_end_only.due(s, {}); }).empty());
 }

@@ -38,22 +38,22 @@ TEST(StepRecord, EveryNumberUnderItsName) {
   EXPECT_TRUE(r.updated);
   EXPECT_FALSE(r.overflowed);
   EXPECT_EQ(r.loss_scale, 1024);
-  EXPECT_FALSE(r.preempt);
-  EXPECT_TRUE(r.save_due);  // raised by 2 ranks
-  EXPECT_FALSE(r.checkpoint_writing);
-  EXPECT_FALSE(r.checkpoint_failed);
+  EXPECT_FALSE(r.flags.preempt);
+  EXPECT_TRUE(r.flags.save_time);  // raised by 2 ranks
+  EXPECT_FALSE(r.flags.checkpoint_writing);
+  EXPECT_FALSE(r.flags.checkpoint_failed);
 }
 
 TEST(StepRecord, SkippedAndOverflowed) {
   const train::StepResult r = train::StepRecord(8, outcome(1, 0, 1, 1)).read();
   EXPECT_FALSE(r.updated);
   EXPECT_TRUE(r.overflowed);
-  EXPECT_TRUE(r.preempt);
-  EXPECT_FALSE(r.save_due);
+  EXPECT_TRUE(r.flags.preempt);
+  EXPECT_FALSE(r.flags.save_time);
   const train::StepResult c = train::StepRecord(9, outcome(0, 0, 0, 0, 3, 1)).read();
-  EXPECT_TRUE(c.checkpoint_writing);  // 3 ranks still writing
-  EXPECT_TRUE(c.checkpoint_failed);
-  EXPECT_FALSE(c.preempt);
+  EXPECT_TRUE(c.flags.checkpoint_writing);  // 3 ranks still writing
+  EXPECT_TRUE(c.flags.checkpoint_failed);
+  EXPECT_FALSE(c.flags.preempt);
 }
 
 TEST(StepRecord, SumsAreViewsOfTheCollectivesBuffer) {
@@ -103,15 +103,15 @@ TEST_F(Reading, TimedSaveFlagStaysUntilDone) {
 // write, once done, stays done); a failure stays until acted on.
 TEST_F(Reading, CheckpointWrittenAsTheLastStepReadSays) {
   outcomes.checkpoint_began();
-  EXPECT_FALSE(outcomes.agreed().checkpoint_written);
+  EXPECT_TRUE(outcomes.agreed().checkpoint_writing);
   outcomes.queue(train::StepRecord(1, outcome(0, 0, 0, 0, /*writing=*/2)));
   outcomes.settle();
-  EXPECT_FALSE(outcomes.agreed().checkpoint_written);
+  EXPECT_TRUE(outcomes.agreed().checkpoint_writing);
   outcomes.queue(train::StepRecord(2, outcome(0, 0, 0, 0, /*writing=*/0)));
   outcomes.settle();
-  EXPECT_TRUE(outcomes.agreed().checkpoint_written);
+  EXPECT_FALSE(outcomes.agreed().checkpoint_writing);
   outcomes.checkpoint_began();  // the next save
-  EXPECT_FALSE(outcomes.agreed().checkpoint_written);
+  EXPECT_TRUE(outcomes.agreed().checkpoint_writing);
   EXPECT_FALSE(outcomes.agreed().checkpoint_failed);
   outcomes.queue(train::StepRecord(3, outcome(0, 0, 0, 0, 0, /*failed=*/1)));
   outcomes.queue(train::StepRecord(4, outcome(0, 0, 0)));

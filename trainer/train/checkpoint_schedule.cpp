@@ -11,7 +11,7 @@ bool CheckpointSchedule::clock_due(Clock::time_point now) const {
          std::chrono::duration<double>(now - last_save_).count() >= 60 * every_minutes_;
 }
 
-bool CheckpointSchedule::due(int64_t step, const AgreedFlags& agreed) const {
+bool CheckpointSchedule::due(int64_t step, const StepFlags& agreed) const {
   return every_steps_.due(step) || agreed.preempt || agreed.save_time;
 }
 

@@ -18,9 +18,9 @@ class CheckpointSchedule {
   // every_minutes 0: no timed saves. The clock runs from `start`.
   CheckpointSchedule(int64_t every_steps, double every_minutes, Clock::time_point start);
 
-  // Rank 0's clock asks for a timed save (StepFlags::save_time_due).
+  // Rank 0's clock asks for a timed save (StepFlags::save_time).
   bool clock_due(Clock::time_point now) const;
-  bool due(int64_t step, const AgreedFlags& agreed) const;
+  bool due(int64_t step, const StepFlags& agreed) const;
   void saved(Clock::time_point now) { last_save_ = now; }
 
  private:

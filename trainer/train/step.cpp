@@ -94,10 +94,8 @@ StepResult StepRecord::read() const {
   r.updated = v[kSkipped] == 0;
   r.overflowed = v[kOverflowed] != 0;
   r.loss_scale = v[kLossScale];
-  r.preempt = v[kPreempt] > 0;
-  r.save_due = v[kSaveTime] > 0;
-  r.checkpoint_writing = v[kCheckpointWriting] > 0;
-  r.checkpoint_failed = v[kCheckpointFailed] > 0;
+  r.flags = {v[kPreempt] > 0, v[kSaveTime] > 0, v[kCheckpointWriting] > 0,
+             v[kCheckpointFailed] > 0};
   return r;
 }
 
@@ -142,8 +140,8 @@ StepRecord TrainStep::run(const data::LoadedStep& step, const std::function<Step
     sums.tokens += s.tokens.to(torch::kDouble);
   }
   const StepFlags mine = flags();
-  if (mine.preempt_requested) sums.preempt += 1.0;
-  if (mine.save_time_due) sums.save_time += 1.0;
+  if (mine.preempt) sums.preempt += 1.0;
+  if (mine.save_time) sums.save_time += 1.0;
   if (mine.checkpoint_writing) sums.checkpoint_writing += 1.0;
   if (mine.checkpoint_failed) sums.checkpoint_failed += 1.0;
 

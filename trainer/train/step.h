@@ -42,6 +42,17 @@
 
 namespace train {
 
+// The flags every rank must agree on, one name each from the rank that
+// raises one (TrainStep::run's `flags`) through the step's allreduce
+// (StepSums: how many ranks raise it) and its outcome (StepResult: whether
+// any did) to what the loop acts on (StepOutcomes::agreed(): kept until then).
+struct StepFlags {
+  bool preempt = false;             // a preemption signal: save, then exit kExitPreempted
+  bool save_time = false;           // rank 0's clock: a timed checkpoint (checkpoint_schedule.h)
+  bool checkpoint_writing = false;  // files of the save in flight not yet on disk
+  bool checkpoint_failed = false;   // a write of it, or rank 0's commit, failed
+};
+
 // The step's outcome, the same on every rank.
 struct StepResult {
   int64_t step = 0;
@@ -52,10 +63,7 @@ struct StepResult {
   bool updated = false;     // false: skipped, loss or gradient norm not finite
   bool overflowed = false;  // skipped as an fp16 overflow (the loss scale backed off)
   double loss_scale = 1;    // after the step (fp16; else 1)
-  bool preempt = false;     // some rank received a preemption signal
-  bool save_due = false;    // rank 0's clock says a timed checkpoint is due
-  bool checkpoint_writing = false;  // some rank's files of the save in flight are not on disk yet
-  bool checkpoint_failed = false;   // some rank's write of it, or rank 0's commit, failed
+  StepFlags flags;          // raised by some rank
 };
 
 // What every rank adds up in the step's one allreduce: 0-dim float64 views
@@ -65,8 +73,8 @@ struct StepSums {
   torch::Tensor all;                    // [8]: the collective's buffer
   torch::Tensor smoothed, nll, tokens;  // the loss sums and target tokens
   torch::Tensor squares;                // this rank's part of the gradients' squared norm
-  torch::Tensor preempt, save_time;     // flags: how many ranks raise them
-  torch::Tensor checkpoint_writing, checkpoint_failed;  // likewise
+  torch::Tensor preempt, save_time;     // StepFlags: how many ranks raise each
+  torch::Tensor checkpoint_writing, checkpoint_failed;
 };
 
 // The step's outcome on the device: the sums, and what the device decided
@@ -90,25 +98,6 @@ class StepRecord {
   std::shared_ptr<c10::Event> ready_;  // recorded after the copy (GPU only)
 };
 
-// What a rank brings to the step besides the batch: its own flags, agreed on in the step.
-struct StepFlags {
-  bool preempt_requested = false;
-  bool save_time_due = false;
-  bool checkpoint_writing = false;  // checkpoint/background_save.h
-  bool checkpoint_failed = false;
-};
-
-// What the ranks agreed on in the steps read so far (any rank's flag), kept
-// until acted on (train/step_outcomes.h).
-struct AgreedFlags {
-  bool preempt = false;    // stop: save, then exit kExitPreempted
-  bool save_time = false;  // a timed checkpoint (train/checkpoint_schedule.h)
-  // The save in flight: every rank's files written, as of the last step read
-  // since it began (the commit may go ahead); a write or commit failed.
-  bool checkpoint_written = false;
-  bool checkpoint_failed = false;
-};
-
 class TrainStep {
  public:
   struct Options {
@@ -121,7 +110,7 @@ class TrainStep {
             PhaseTimer& phases, const torch::Device& device, Options options);
 
   // Collective: every rank calls it with its own micro-batches of the same
-  // step. `flags` is asked just before the step's allreduce.
+  // step. `flags` (this rank's) is asked just before the step's allreduce.
   StepRecord run(const data::LoadedStep& step, const std::function<StepFlags()>& flags);
 
  private:

@@ -27,10 +27,10 @@ void StepOutcomes::read(const StepRecord& record) {
   else  // the device applied the step by the guard's own rule: finite loss and norm
     guard_.accept(r.step, r.smoothed_sum / r.tokens, r.grad_norm);
   log_.add(r);
-  agreed_.preempt = agreed_.preempt || r.preempt;
-  agreed_.save_time = agreed_.save_time || r.save_due;
-  agreed_.checkpoint_written = !r.checkpoint_writing;
-  agreed_.checkpoint_failed = agreed_.checkpoint_failed || r.checkpoint_failed;
+  agreed_.preempt = agreed_.preempt || r.flags.preempt;
+  agreed_.save_time = agreed_.save_time || r.flags.save_time;
+  agreed_.checkpoint_writing = r.flags.checkpoint_writing;  // a rank's write, once done, stays done
+  agreed_.checkpoint_failed = agreed_.checkpoint_failed || r.flags.checkpoint_failed;
 }
 
 }  // namespace train

@@ -21,12 +21,15 @@ class StepOutcomes {
 
   void queue(StepRecord record);  // reads the one queued before it
   void settle();                  // reads the last one queued, if not yet
-  const AgreedFlags& agreed() const { return agreed_; }
+  // What the ranks agreed on in the steps read so far (any rank's flag), kept
+  // until acted on; checkpoint_writing: as the last step read since the save
+  // in flight began says.
+  const StepFlags& agreed() const { return agreed_; }
   // A checkpoint began: the timed save is done, and whether its files are
   // written is asked anew of the steps after it.
   void checkpoint_began() {
     agreed_.save_time = false;
-    agreed_.checkpoint_written = false;
+    agreed_.checkpoint_writing = true;
   }
 
  private:
@@ -36,7 +39,7 @@ class StepOutcomes {
   NumericsGuard& guard_;
   IntervalLog& log_;
   std::optional<StepRecord> unread_;
-  AgreedFlags agreed_;
+  StepFlags agreed_;
 };
 
 }  // namespace train

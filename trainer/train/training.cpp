@@ -31,7 +31,6 @@
 #include "launch/ranks.h"
 #include "launch/shared_directory.h"
 #include "launch/text_format.h"
-#include "trainer/checkpoint/background_save.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/finished_marker.h"
 #include "trainer/checkpoint/optimizer_state.h"
@@ -45,8 +44,7 @@
 #include "trainer/runtime/device.h"
 #include "trainer/runtime/precision.h"
 #include "trainer/task/objective.h"
-#include "trainer/train/checkpoint_schedule.h"
-#include "trainer/train/diverged_weights.h"
+#include "trainer/train/checkpointer.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/interval_log.h"
 #include "trainer/train/loss_scaler.h"
@@ -170,14 +168,8 @@ class Trainer {
   void warn_about_settings() const;
   void log_setup() const;
   bool validate();  // false: early stop (patience exhausted)
-  // A checkpoint of this step (once), marked best if `best`, written in the
-  // background. The stop's own (a preemption, training not finished) holds a
-  // second signal until it is written and settles the exit code to 75
-  // (preemption.h).
-  void save(bool best = false);
-  void write_checkpoint(bool best);
-  void finish_writing();              // the save in flight, committed; its failure fails every rank
-  void refuse_diverged_parameters();  // throws before a checkpoint of diverged weights
+  // What this rank writes of a checkpoint of `state` (Checkpointer::RankPart).
+  checkpoint::CheckpointPart rank_part(checkpoint::TrainState& state);
   int stop_preempted();
 
   // ---- the ranks, their device and communicator (each needs the ones before) ----
@@ -206,19 +198,16 @@ class Trainer {
   torch::optim::Adam adam_;  // the whole model's: checkpoints hold its state
   const LrSchedule schedule_;
   const checkpoint::Checkpoints checkpoints_;
-  checkpoint::BackgroundSave saver_;  // every rank's writes of checkpoints_, one save at a time
   const checkpoint::RunIdentity identity_;
   NumericsGuard guard_;
   PhaseTimer phases_;
   const StepInterval replica_check_;  // dist.check_every
-  CheckpointSchedule save_schedule_;
 
   // ---- the start: the run directory locked before anything is written there;
   // then the state resumed (weights, Adam's moments) or fresh ----
   const std::unique_ptr<RunLock> lock_;  // rank 0's: this job owns the run directory
   const Start start_;
   checkpoint::TrainState state_;  // saved in state.json
-  int64_t last_saved_step_;
 
   // ---- built on the started state ----
   // GradSync moves the parameters into its buckets and shards Adam's moments:
@@ -229,10 +218,9 @@ class Trainer {
   IntervalLog log_;
   const std::unique_ptr<MetricsLog> valid_metrics_;  // rank 0's valid.jsonl
   StepOutcomes outcomes_;
+  Checkpointer checkpointer_;
   TrainStep train_step_;
   data::Prefetcher batches_;  // the global batches from the started state on
-
-  bool finished_ = false;  // the loop reached the end: the last save is no stop
 };
 
 Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
@@ -266,17 +254,14 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                          .eps(cfg.optim.eps)),
       schedule_(cfg.optim.schedule, cfg.optim.lr, cfg.optim.warmup_steps, cfg.model.d_model),
       checkpoints_(run_dir_.string(), cfg.train.keep_last),
-      saver_(checkpoints_, ranks_),
       identity_{process.world_size, cfg.train.accum_steps, data::dataset_id(cfg.data.dir),
                 resolved_toml_},
       guard_(cfg.train.max_nonfinite_steps),
       phases_(watchdog, device_),
       replica_check_{cfg.dist.check_every},
-      save_schedule_(cfg.train.save_every, cfg.train.save_every_minutes, Clock::now()),
       lock_(lock_run_directory()),
       start_(start_or_resume(resume)),
       state_(start_.state),
-      last_saved_step_(start_.checkpoint_step),
       grad_sync_(params_, *comm_, grad_sync_options()),
       optimizer_(adam_, grad_sync_),
       loss_scaler_(LossScaler::Options{precision_ == choices::Precision::kFp16}, state_.loss_scale,
@@ -289,6 +274,11 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                                             (run_dir_ / "valid.jsonl").string(), state_.step)
                                       : nullptr),
       outcomes_(watchdog, guard_, log_),
+      checkpointer_(checkpoints_, ranks_,
+                    {cfg.train.save_every, cfg.train.save_every_minutes, cfg.optim.lr},
+                    start_.checkpoint_step, model_.module(),
+                    [this](checkpoint::TrainState& state) { return rank_part(state); }, outcomes_,
+                    watchdog, signals),
       train_step_(*objective_, optimizer_, grad_sync_, *comm_, schedule_, loss_scaler_, phases_,
                   device_, {static_cast<uint64_t>(cfg.run.seed), cfg.optim.clip_norm, precision_}),
       batches_(train_set_,
@@ -443,83 +433,20 @@ bool Trainer::validate() {
                            {"tokens", r.tokens},
                            {"best_loss", state_.best_valid_loss}});
   }
-  if (improved) save(/*best=*/true);
+  if (improved) checkpointer_.save_best(state_);
   return cfg_.train.patience == 0 || state_.checks_without_improvement < cfg_.train.patience;
 }
 
-void Trainer::save(bool best) {
-  const bool saved = last_saved_step_ == state_.step;
-  if (!outcomes_.agreed().preempt || finished_) {
-    if (!saved) write_checkpoint(best);
-    return;
-  }
-  signals_.begin_save();
-  try {
-    if (!saved) write_checkpoint(best);
-    finish_writing();  // the stop's checkpoint is on disk before the exit
-  } catch (...) {
-    signals_.end_save(-1);
-    throw;
-  }
-  const int held = signals_.end_save(kExitPreempted);  // a signal from here on exits 75
-  if (held != 0)
-    logging::warn(
-        "signal {} arrived while the checkpoint of step {} was written: held until it was", held,
-        state_.step);
-}
-
-// Every rank takes a snapshot of what it writes (rank 0 the weights and
-// state, each rank its optimizer file: checkpoint/background_save.h), which
-// a thread writes while the next steps train: what the save costs the
-// training is the copy. The save before it is committed first, on every
-// rank alike; this one is committed once the ranks agree in a step that
-// all its files are written (run()), or at the next save or the end.
-void Trainer::write_checkpoint(bool best) {
-  watchdog_.beat(state_.step, "checkpoint");
-  outcomes_.settle();  // no step from before this save may say its files are written
-  finish_writing();
-  refuse_diverged_parameters();
-  state_.loss_scale = loss_scaler_.state();
+checkpoint::CheckpointPart Trainer::rank_part(checkpoint::TrainState& state) {
+  state.loss_scale = loss_scaler_.state();
   checkpoint::CheckpointPart part;
   part.optimizer = optimizer_.checkpoint_file(model_.module(), ranks_.rank(), ranks_.size());
   if (ranks_.is_main()) {
-    state_.log_window = log_.sums();
+    state.log_window = log_.sums();
     part.model = checkpoint::named_state(model_.module());
-    part.state = checkpoint::CheckpointState{state_, identity_}.to_json();
+    part.state = checkpoint::CheckpointState{state, identity_}.to_json();
   }
-  const auto begin = Clock::now();
-  saver_.save(state_.step, part, best);
-  logging::info("checkpoint of step {}: snapshot in {:.2f} s, written beside training", state_.step,
-                seconds_since(begin));
-  last_saved_step_ = state_.step;
-  save_schedule_.saved(Clock::now());
-  outcomes_.checkpoint_began();
-}
-
-// The save in flight, committed (collective); a failure of any rank's write
-// or of the commit ends the run on every rank alike, naming the step, the
-// directory and the rank, the previous checkpoint still the `latest`.
-void Trainer::finish_writing() {
-  watchdog_.beat(state_.step, "checkpoint write");
-  saver_.finish();
-}
-
-// Before a save: weights of a diverged run (diverged_weights.h) end the run
-// instead. The parameters are the same on every rank (the replica check), so
-// every rank decides alike and ends alike.
-void Trainer::refuse_diverged_parameters() {
-  const std::optional<DivergedParameter> diverged = first_diverged(model_.module());
-  if (!diverged) return;
-  const std::vector<std::string> saved = checkpoints_.list();
-  throw std::runtime_error(text::format(
-      "step {}: the run diverged: parameter {} holds {} (max |w| = {:g}); its checkpoint is "
-      "not saved, {}. Lower optim.lr (now {:g}) or raise optim.warmup_steps, then {}",
-      state_.step, diverged->name,
-      std::isfinite(diverged->largest) ? "exploded weights" : "non-finite weights",
-      diverged->largest,
-      saved.empty() ? std::string("and the run has no earlier one")
-                    : "and the run's latest checkpoint stays " + saved.back(),
-      cfg_.optim.lr, saved.empty() ? "start it again" : "resume from that one"));
+  return part;
 }
 
 int Trainer::stop_preempted() {
@@ -536,9 +463,8 @@ int Trainer::stop_preempted() {
 int Trainer::run() {
   log_setup();
   const auto flags = [&] {  // this rank's, asked just before the step's allreduce
-    return StepFlags{signals_.requested(),
-                     ranks_.is_main() && save_schedule_.clock_due(Clock::now()), saver_.writing(),
-                     saver_.failed()};
+    return StepFlags{signals_.requested(), checkpointer_.clock_due(Clock::now()),
+                     checkpointer_.writing(), checkpointer_.failed()};
   };
   model_.module().train();
   const auto start = Clock::now();
@@ -559,8 +485,6 @@ int Trainer::run() {
     state_.cursor = after.cursor;
 
     const int64_t step = state_.step;
-    if (outcomes_.agreed().checkpoint_failed) finish_writing();  // throws on every rank
-    if (saver_.awaiting_commit() && outcomes_.agreed().checkpoint_written) saver_.commit();
     if (log_.due(step)) {
       outcomes_.settle();
       log_.write(state_, schedule_.at(step), phases_.take(), *comm_, device_);
@@ -577,20 +501,14 @@ int Trainer::run() {
         break;
       }
     }
-    if (save_schedule_.due(step, outcomes_.agreed())) {
-      outcomes_.settle();
-      save();
-    }
-    if (outcomes_.agreed().preempt) return stop_preempted();
+    if (checkpointer_.after_step(state_)) return stop_preempted();
   }
   outcomes_.settle();
-  finished_ = true;
 
   // ---- finish ----
   distributed::check_replicas_equal(params_, *comm_, state_.step);
   logging::info("parameters identical on all {} ranks (checksum)", ranks_.size());
-  save();
-  finish_writing();
+  checkpointer_.finish(state_);
   if (ranks_.is_main()) checkpoint::mark_finished(run_dir_.string(), state_.step);
   logging::info("training done: {} steps, {} epochs, {:.0f} s", state_.step, state_.epoch,
                 seconds_since(start));
