@@ -66,20 +66,32 @@ int64_t locations_offset(int64_t num_shards, int64_t num_examples) {
   throw std::runtime_error("split index " + file.string() + ": " + problem);
 }
 
-// A problem that `prepare_data --upgrade` mends, saying so.
+// A problem that `prepare_data --upgrade` mends (RebuildableIndex), saying so.
 [[noreturn]] void fail_rebuildable(const fs::path& file, const std::string& problem) {
-  fail(file, problem + ": `prepare_data --upgrade " + file.parent_path().string() +
-                 "` rebuilds the index from the shards the manifest names");
+  throw RebuildableIndex("split index " + file.string() + ": " + problem +
+                         ": `prepare_data --upgrade " + file.parent_path().string() +
+                         "` rebuilds the index from the shards the manifest names");
 }
 
-// The manifest's hex digest as bytes; all zeros where it is not 64 hex digits
-// (never a shard's: read_manifest has checked the field is present).
-Digest digest_bytes(const std::string& hex) {
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// A shard's sha256 as the manifest gives it (64 hex digits), as bytes.
+Digest digest_bytes(const ShardEntry& shard, const fs::path& dir) {
   Digest bytes{};
-  if (hex.size() != 2 * bytes.size()) return bytes;
-  for (size_t i = 0; i < bytes.size(); ++i)
-    bytes[i] = static_cast<unsigned char>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
-  return bytes;
+  const std::string& hex = shard.sha256;
+  for (size_t i = 0; i < bytes.size() && hex.size() == 2 * bytes.size(); ++i) {
+    const int high = hex_digit(hex[2 * i]), low = hex_digit(hex[2 * i + 1]);
+    if (high < 0 || low < 0) break;
+    bytes[i] = static_cast<unsigned char>(16 * high + low);
+    if (i + 1 == bytes.size()) return bytes;
+  }
+  throw std::runtime_error((dir / kManifestFile).string() + ": shard " + shard.file +
+                           ": sha256 '" + hex + "' is not 64 hex digits");
 }
 
 std::string digest_hex(const Digest& bytes) {
@@ -154,7 +166,7 @@ IndexEntry write_split_index(const fs::path& dir, const std::string& split,
     std::vector<Digest> digests;
     for (const auto& shard : entry.shards) {
       shard_begin.push_back(shard_begin.back() + shard.num_examples);
-      digests.push_back(digest_bytes(shard.sha256));
+      digests.push_back(digest_bytes(shard, dir));
     }
     write_at(out.get(), temp, sizeof(header), shard_begin.data(), 8 * shard_begin.size());
     write_at(out.get(), temp, digests_offset(num_shards), digests.data(),
@@ -230,8 +242,8 @@ SplitIndex::SplitIndex(const fs::path& dir, const std::string& split, const Spli
     const int64_t expected =
         locations_offset(header.num_shards, header.num_examples) + 48 * header.num_examples;
     if (actual != expected)
-      fail(file_, std::to_string(actual) + " bytes, expected " + std::to_string(expected) +
-                      " (cut short or overwritten?)");
+      fail_rebuildable(file_, std::to_string(actual) + " bytes, expected " +
+                                  std::to_string(expected) + " (cut short or overwritten?)");
     check_shards(header.num_shards, header.num_examples, entry);
     num_examples_ = header.num_examples;
     lengths_at_ = lengths_offset(header.num_shards);
@@ -251,7 +263,8 @@ void SplitIndex::check_shards(int64_t index_shards, int64_t index_examples,
   read_at(digests_offset(index_shards), built.data(), sizeof(Digest) * built.size());
   std::vector<std::string> foreign;  // the manifest's shards the index does not know
   for (const auto& shard : entry.shards)
-    if (std::find(built.begin(), built.end(), digest_bytes(shard.sha256)) == built.end())
+    if (std::find(built.begin(), built.end(), digest_bytes(shard, file_.parent_path())) ==
+        built.end())
       foreign.push_back(shard.file);
   if (!foreign.empty() && foreign.size() == entry.shards.size())
     fail_rebuildable(file_, "built from none of the manifest's " + std::to_string(num_shards) +
@@ -259,9 +272,8 @@ void SplitIndex::check_shards(int64_t index_shards, int64_t index_examples,
   if (!foreign.empty())
     fail(file_, "shard " + foreign.front() +
                     " of the manifest is not one this index was built from (its sha256 is none "
-                    "of the index's): was it added to the manifest by hand? `prepare_data "
-                    "--upgrade " + file_.parent_path().string() +
-                    "` indexes the shards the manifest names, if they are the ones meant");
+                    "of the index's): was it added to the manifest by hand? Take it out, or "
+                    "prepare the dataset again with it");
   if (index_examples != entry.num_examples() || index_shards != num_shards)
     fail(file_, std::to_string(index_examples) + " examples in " +
                     std::to_string(index_shards) + " shards, the manifest says " +
@@ -270,11 +282,11 @@ void SplitIndex::check_shards(int64_t index_shards, int64_t index_examples,
   read_at(sizeof(Header), shard_begin_.data(), 8 * shard_begin_.size());
   for (int64_t k = 0; k < num_shards; ++k) {
     const auto& shard = entry.shards[k];
-    if (built[k] != digest_bytes(shard.sha256))
-      fail_rebuildable(file_, "shard " + std::to_string(k) + " (" + shard.file +
+    if (built[k] != digest_bytes(shard, file_.parent_path()))
+      fail(file_, "shard " + std::to_string(k) + " (" + shard.file +
                                   ") is not the index's shard " + std::to_string(k) +
                                   " (sha256 " + digest_hex(built[k]).substr(0, 16) +
-                                  "...): the manifest's shards in another order");
+                                  "...): the manifest's shards in another order (moved by hand?)");
     if (shard_begin_[k + 1] - shard_begin_[k] != shard.num_examples)
       fail(file_, "shard " + std::to_string(k) + " (" + shard.file + ") holds " +
                       std::to_string(shard_begin_[k + 1] - shard_begin_[k]) +
@@ -290,7 +302,7 @@ void SplitIndex::read_at(int64_t offset, void* out, size_t bytes) const {
     const ssize_t got = ::pread(fd_, at, bytes, offset);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) fail(file_, std::string("cannot read it: ") + std::strerror(errno));
-    if (got == 0) fail(file_, "cut short at byte " + std::to_string(offset));
+    if (got == 0) fail_rebuildable(file_, "cut short at byte " + std::to_string(offset));
     at += got;
     offset += got;
     bytes -= static_cast<size_t>(got);

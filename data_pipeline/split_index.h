@@ -44,6 +44,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,16 @@
 namespace data {
 
 inline constexpr int64_t kSplitIndexVersion = 2;
+
+// An index that `prepare_data --upgrade` rebuilds from the shards the manifest
+// names: cut short or damaged, of format 1, another split's or another
+// dataset's. The other refusals (the manifest's shards are not those the
+// index was built from: a shard added, removed or moved by hand) it leaves
+// to the user, since rebuilding would make the index agree with a manifest
+// whose content_sha256 no longer describes it.
+struct RebuildableIndex : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // "train" -> "train.index"
 std::string split_index_file_name(const std::string& split);

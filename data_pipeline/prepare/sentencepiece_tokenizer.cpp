@@ -77,19 +77,22 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::train(
     throw std::invalid_argument("--spm-vocab-size must exceed the 4 special tokens");
   if (options.character_coverage <= 0 || options.character_coverage > 1)
     throw std::invalid_argument("--spm-character-coverage must be in (0, 1]");
-  // A vocabulary of more pieces than the text has words and characters is
-  // one of whole words and pieces seen once, which SentencePiece would take
-  // long to build (its BPE on 20 000 sentences of rare words: over 11
-  // minutes for 10^6): refused before its work, naming what the text holds.
+  // Up to the default size (8000) the size is an upper bound: a small corpus
+  // gives fewer pieces. Beyond it, a vocabulary of more pieces than the text
+  // has words and characters is one of whole words and pieces seen once,
+  // which SentencePiece would take long to build (its BPE on 20 000
+  // sentences of rare words: over 11 minutes for 10^6): refused before its
+  // work, naming what the text holds.
   const TextTypes types = count_types(text);
-  const auto most = static_cast<int64_t>(types.words + types.characters) + kNumSpecialIds;
+  const auto most = std::max(SentencePieceOptions{}.vocab_size,
+                             static_cast<int64_t>(types.words + types.characters) + kNumSpecialIds);
   if (options.vocab_size > most)
     throw std::invalid_argument(
         "--spm-vocab-size " + std::to_string(options.vocab_size) +
         " is more pieces than the text it learns from has words and characters (" +
         std::to_string(types.words) + " distinct words, " + std::to_string(types.characters) +
-        " characters, 4 special tokens: " + std::to_string(most) +
-        "): ask for fewer (subword vocabularies are usually 8000 to 64000, well below the "
+        " characters, 4 special tokens: at most " + std::to_string(most) +
+        " pieces): ask for fewer (subword vocabularies are usually 8000 to 64000, well below the "
         "words), or use --vocab word");
   const SpecialIds special;
   const std::unordered_map<std::string, std::string> args = {

@@ -12,15 +12,18 @@ namespace data {
 
 namespace {
 
-// Whether the split's index opens as its own (split_index.h: this format,
-// this split, the manifest's shards) and is the file the manifest names.
+// Whether the split's index is there, opens as its own and is the file the
+// manifest names. An index the upgrade may rebuild (split_index.h's
+// RebuildableIndex: damaged, format 1, another split's or dataset's) is not;
+// any other refusal (the manifest's shards changed by hand, an index of a
+// later prepare_data, a file that cannot be read) ends the upgrade, naming it.
 bool index_current(const std::filesystem::path& dir, const std::string& split,
                    const SplitEntry& entry) {
   if (entry.index.file.empty() || !std::filesystem::is_regular_file(dir / entry.index.file))
     return false;
   try {
     const SplitIndex opened(dir, split, entry);
-  } catch (const std::exception&) {
+  } catch (const RebuildableIndex&) {
     return false;
   }
   return sha256_file(dir / entry.index.file) == entry.index.sha256;

@@ -31,7 +31,7 @@ head -100 train.src > valid.src; head -100 train.tgt > valid.tgt
 for n in 1 2 3; do
   prepare_on "$n" "word$n" --task text --vocab word --train-src train.src --train-tgt train.tgt \
     --valid-src valid.src --valid-tgt valid.tgt
-  prepare_on "$n" "spm$n" --task text --vocab spm --joint-vocab --spm-vocab-size 39 \
+  prepare_on "$n" "spm$n" --task text --vocab spm --joint-vocab --spm-vocab-size 200 \
     --train-src train.src --train-tgt train.tgt
   prepare_on "$n" "copy$n" --task copy --train-size 2000 --valid-size 50 --test-size 50
 done

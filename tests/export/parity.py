@@ -154,12 +154,7 @@ class Parity:
                                         max_new_tokens=self.limit([0] * length, extra), **generate)
             for i, seq in zip(rows, seqs[:, 1:].tolist()):  # after the decoder start token
                 out[i] = seq[:seq.index(eos)] if eos in seq else [t for t in seq if t != pad]
-        # Marian's tokenizer strips the text it decodes (MarianTokenizer.convert_tokens_to_string):
-        # a hypothesis cut at its limit after a lone "▁" piece keeps its trailing space in evaluate's
-        # text (as SentencePiece decodes it) and loses it here; compared with it put back.
-        return [self.hf_tokenizer.decode(ids, skip_special_tokens=False)
-                + (" " if ids and self.hf_tokenizer.convert_ids_to_tokens(ids[-1]) == "\u2581" else "")
-                for ids in out]
+        return [self.hf_tokenizer.decode(ids, skip_special_tokens=False) for ids in out]
 
     # CTranslate2 ---------------------------------------------------------------
     def ct2_decode(self, extra, **options):

@@ -27,7 +27,7 @@ for split, n in (("train", 3000), ("valid", 40), ("test", 100)):
             s.write(" ".join(sentence) + "\n")
             t.write(" ".join(dictionary[w] for w in sentence) + "\n")
 PY
-"$build/bin/prepare_data" --task text --vocab spm --joint-vocab --spm-vocab-size 56 --out data \
+"$build/bin/prepare_data" --task text --vocab spm --joint-vocab --spm-vocab-size 120 --out data \
   --train-src train.src --train-tgt train.tgt --valid-src valid.src --valid-tgt valid.tgt \
   --test-src test.src --test-tgt test.tgt > prepare.log 2>&1 || fail "prepare_data --vocab spm" prepare.log
 trainer_run spm 1 --model.norm post --model.share_embeddings false --model.tie_output false \

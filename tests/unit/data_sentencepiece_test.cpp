@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,9 +69,9 @@ TEST_F(SentencePieceTest, TrainsWithTheProjectsSpecialIdsAndRoundTrips) {
   for (const std::string type : {"bpe", "unigram"}) {
     data::SentencePieceOptions options;
     options.model_type = type;
-    options.vocab_size = 56;  // at most the corpus's 18 words, 35 characters and 4 specials
+    options.vocab_size = 120;
     const auto spm = data::SentencePieceTokenizer::train(views(lines), options);
-    EXPECT_LE(spm->vocab_size(), 56);
+    EXPECT_LE(spm->vocab_size(), 120);
     spm->save(dir_ / "m.model");
     const data::PieceDecoder decoder(dir_ / "m.vocab");
     ASSERT_EQ(decoder.vocab_size(), spm->vocab_size());
@@ -84,7 +85,7 @@ TEST_F(SentencePieceTest, TrainsWithTheProjectsSpecialIdsAndRoundTrips) {
 
 TEST_F(SentencePieceTest, DebiansSpmEncodeAndDecodeAgreeWithAModelTrainedHere) {
   data::SentencePieceOptions options;
-  options.vocab_size = 56;
+  options.vocab_size = 150;
   const auto spm = data::SentencePieceTokenizer::train(views(corpus(400, 3)), options);
   spm->save(dir_ / "m.model");
   const auto lines = corpus(40, 4);
@@ -134,19 +135,22 @@ TEST_F(SentencePieceTest, RefusesAModelWithOtherSpecialIds) {
   }
 }
 
-// A vocabulary of more pieces than the text has words and characters (pieces
-// seen once, long to learn on a large text of rare words: minutes) is refused
-// before SentencePiece's work, naming the option and what the text holds.
+// Beyond the default size (8000: an upper bound, a small corpus gives fewer
+// pieces), a vocabulary of more pieces than the text has words and characters
+// (pieces seen once, long to learn on a large text of rare words: minutes) is
+// refused before SentencePiece's work, naming the option and what the text holds.
 TEST_F(SentencePieceTest, AVocabularyBeyondTheTextsWordsIsRefusedAtOnce) {
   data::SentencePieceOptions options;
   options.vocab_size = 1000000;
   const auto lines = corpus(400, 1);
   test_util::expect_mentions(
       test_util::error_of([&] { data::SentencePieceTokenizer::train(views(lines), options); }),
-      {"--spm-vocab-size 1000000", "18 distinct words", "35 characters", ": 57)",
+      {"--spm-vocab-size 1000000", "18 distinct words", "35 characters", "at most 8000 pieces",
        "--vocab word"});
-  options.vocab_size = 57;
-  EXPECT_LE(data::SentencePieceTokenizer::train(views(lines), options)->vocab_size(), 57);
+  options.vocab_size = 8000;
+  EXPECT_LE(data::SentencePieceTokenizer::train(views(lines), options)->vocab_size(), 8000);
+  options.vocab_size = 8001;
+  EXPECT_THROW(data::SentencePieceTokenizer::train(views(lines), options), std::invalid_argument);
 }
 
 // prepare_data with --vocab spm: the shards hold spm_encode's ids, and the
@@ -161,7 +165,7 @@ TEST_F(SentencePieceTest, PreparedDatasetHoldsSpmEncodeIds) {
   options.text["train"] = {dir_ / "train.src", dir_ / "train.tgt"};
   options.tokenizer = "spm";
   options.joint_vocab = true;
-  options.spm.vocab_size = 56;
+  options.spm.vocab_size = 100;
   const data::Manifest manifest = data::prepare_dataset(options);
   EXPECT_EQ(manifest.tokenizer_kind, "spm");
   EXPECT_EQ(manifest.src_tokenizer_file, "spm.model");

@@ -241,7 +241,7 @@ TEST_F(SplitIndexTest, OneThatDisagreesWithTheManifestIsRefusedByName) {
 // the same size, and a shard of another dataset added to the manifest by
 // hand are refused naming the split, the dataset or the shard (before
 // format_version 2 the first two were read through without a word); the
-// upgrade rebuilds the first two.
+// upgrade rebuilds the first two and refuses the third.
 TEST_F(SplitIndexTest, OneOfAnotherSplitOrDatasetIsRefusedNamingWhich) {
   const fs::path data = prepare(data::Task::kCopy, 9);
   const fs::path other = prepare(data::Task::kCopy, 9, 2, "other");
@@ -272,6 +272,9 @@ TEST_F(SplitIndexTest, OneOfAnotherSplitOrDatasetIsRefusedNamingWhich) {
   expect_mentions(error_of([&] { data::Dataset(data, "train"); }),
                   {train.string(), "shard train-00009.h5", "not one this index was built from",
                    "by hand"});
+  // The upgrade does not rebuild over it: the dataset's content_sha256 would no longer say what it holds.
+  expect_mentions(error_of([&] { data::upgrade_dataset(data); }),
+                  {"shard train-00009.h5", "not one this index was built from"});
 }
 
 TEST_F(SplitIndexTest, ADamagedRecordNamesItsExampleAndTheUpgradeRebuildsIt) {

@@ -144,6 +144,8 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
   launch::make_directories(out_dir, "the output directory (--out)");
   const fs::path lines_file = out_dir / (m.classification() ? "predictions.txt" : "hypotheses.txt");
   const std::vector<std::string> lines = output_lines(m, outputs);
+  std::error_code ignored;
+  fs::remove(out_dir / "results.json", ignored);  // an earlier run's: not these outputs' scores
   std::string text;
   for (const auto& line : lines) text += line + "\n";
   launch::write_file(lines_file, text);

@@ -21,13 +21,13 @@ double seconds_since(Checkpointer::Clock::time_point start) {
 }  // namespace
 
 Checkpointer::Checkpointer(const checkpoint::Checkpoints& checkpoints, const launch::Ranks& ranks,
-                           Schedule schedule, int64_t last_saved_step, torch::nn::Module& model,
+                           Options options, int64_t last_saved_step, torch::nn::Module& model,
                            RankPart rank_part, StepOutcomes& outcomes, Watchdog& watchdog,
                            PreemptionSignals& signals)
     : checkpoints_(checkpoints),
       ranks_(ranks),
-      lr_(schedule.lr),
-      schedule_(schedule.every_steps, schedule.every_minutes, Clock::now()),
+      lr_(options.lr),
+      schedule_(options.every_steps, options.every_minutes, options.start),
       saver_(checkpoints, ranks),
       last_saved_step_(last_saved_step),
       model_(model),
@@ -40,9 +40,12 @@ bool Checkpointer::clock_due(Clock::time_point now) const {
   return ranks_.is_main() && schedule_.clock_due(now);
 }
 
-bool Checkpointer::after_step(checkpoint::TrainState& state) {
-  if (outcomes_.agreed().checkpoint_failed) finish_writing(state.step);  // throws on every rank
+void Checkpointer::in_flight(int64_t step) {
+  if (outcomes_.agreed().checkpoint_failed) finish_writing(step);  // throws on every rank
   if (saver_.awaiting_commit() && !outcomes_.agreed().checkpoint_writing) saver_.commit();
+}
+
+bool Checkpointer::after_step(checkpoint::TrainState& state) {
   if (schedule_.due(state.step, outcomes_.agreed())) {
     outcomes_.settle();
     save(state, /*best=*/false);

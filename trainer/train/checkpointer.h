@@ -6,9 +6,10 @@
 // the refusal to save diverged weights, and the preemption's save, which
 // holds a second signal until it is on disk (preemption.h).
 //
-// The loop calls after_step() once per step, save_best() when validation
-// improves, and finish() at the end; each asks the steps' outcomes
-// (step_outcomes.h) for the flags the ranks agreed on.
+// The loop calls in_flight() and after_step() once per step (the first
+// before the step's other actions, the second after them), save_best() when
+// validation improves, and finish() at the end; each asks the steps'
+// outcomes (step_outcomes.h) for the flags the ranks agreed on.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -36,15 +37,16 @@ class Checkpointer {
   // state.json; every rank: its optimizer file); it may complete `state`
   // (the loss scale, the log window) first.
   using RankPart = std::function<checkpoint::CheckpointPart(checkpoint::TrainState& state)>;
-  struct Schedule {
-    int64_t every_steps;   // train.save_every (0: none)
-    double every_minutes;  // train.save_every_minutes (0: none)
-    double lr;             // optim.lr, named when diverged weights are refused
+  struct Options {
+    int64_t every_steps;      // train.save_every (0: none)
+    double every_minutes;     // train.save_every_minutes (0: none)
+    Clock::time_point start;  // whence the minutes count
+    double lr;                // optim.lr, named when diverged weights are refused
   };
 
   // `last_saved_step`: the checkpoint the run resumed from (-1: none).
   Checkpointer(const checkpoint::Checkpoints& checkpoints, const launch::Ranks& ranks,
-               Schedule schedule, int64_t last_saved_step, torch::nn::Module& model,
+               Options options, int64_t last_saved_step, torch::nn::Module& model,
                RankPart rank_part, StepOutcomes& outcomes, Watchdog& watchdog,
                PreemptionSignals& signals);
 
@@ -54,10 +56,12 @@ class Checkpointer {
   bool writing() const { return saver_.writing(); }
   bool failed() const { return saver_.failed(); }
 
-  // After step `state.step` is queued: a failed write ends the run (throws on
-  // every rank), a save whose files every rank has written is committed, a
-  // save due is begun. True when the ranks agreed to stop for a preemption:
-  // its checkpoint is then on disk.
+  // After a step is queued, first: the save in flight, if any — a failed
+  // write ends the run (throws on every rank), one whose files every rank
+  // has written is committed (it becomes `latest`).
+  void in_flight(int64_t step);
+  // Last: a save due is begun. True when the ranks agreed to stop for a
+  // preemption: its checkpoint is then on disk.
   bool after_step(checkpoint::TrainState& state);
   // Validation's new best: a checkpoint of this step, marked best.
   void save_best(checkpoint::TrainState& state);

@@ -173,6 +173,7 @@ class Trainer {
   int stop_preempted();
 
   // ---- the ranks, their device and communicator (each needs the ones before) ----
+  const Clock::time_point built_at_ = Clock::now();  // timed saves count from here
   const config::RunConfig& cfg_;
   const launch::Ranks ranks_;
   const launch::ProcessInfo process_;          // this rank's place: host, ranks on its node
@@ -275,7 +276,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                                       : nullptr),
       outcomes_(watchdog, guard_, log_),
       checkpointer_(checkpoints_, ranks_,
-                    {cfg.train.save_every, cfg.train.save_every_minutes, cfg.optim.lr},
+                    {cfg.train.save_every, cfg.train.save_every_minutes, built_at_, cfg.optim.lr},
                     start_.checkpoint_step, model_.module(),
                     [this](checkpoint::TrainState& state) { return rank_part(state); }, outcomes_,
                     watchdog, signals),
@@ -485,6 +486,7 @@ int Trainer::run() {
     state_.cursor = after.cursor;
 
     const int64_t step = state_.step;
+    checkpointer_.in_flight(step);
     if (log_.due(step)) {
       outcomes_.settle();
       log_.write(state_, schedule_.at(step), phases_.take(), *comm_, device_);
