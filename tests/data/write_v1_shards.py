@@ -7,8 +7,11 @@ Version 1 is what prepare_data wrote before shards carried checksums: token
 arrays chunked (same chunks and compression as now), offsets, ids and labels
 contiguous, no Fletcher-32 filter, HDF5's oldest file format. The same
 examples are written by h5py, not by the project's writer, and the
-manifest's sha256 entries are updated. The tests use it for "old shards
-still read"; the data benchmark for the throughput without checksums.
+manifest's sha256 entries are updated. A dataset of such shards predates
+split indexes: each split's index (which names the shards it was built from
+by their sha256) is removed, so that `prepare_data --upgrade DIR` indexes
+the rewritten shards. The tests use it for "old shards still read"; the data
+benchmark for the throughput without checksums.
 """
 import hashlib
 import json
@@ -46,6 +49,9 @@ def main(directory):
             rewrite(path)
             with open(path, "rb") as f:
                 shard["sha256"] = hashlib.sha256(f.read()).hexdigest()
+        index = split.pop("index", None)
+        if index:
+            os.remove(os.path.join(directory, index["file"]))
     with open(manifest_file, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")

@@ -14,6 +14,7 @@
 
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/prepare/prepare.h"
+#include "data_pipeline/prepare/upgrade.h"
 #include "data_pipeline/shard_reader.h"
 #include "data_pipeline/split_index.h"
 #include "tests/unit/error_message.h"
@@ -173,6 +174,7 @@ TEST_F(Integrity, OldShardsStillRead) {
                    "f[\"src/offsets\"].chunks)'"),
             "1 False None\n");
   EXPECT_EQ(data::ShardReader(shard_).format_version(), 1);
+  EXPECT_EQ(data::upgrade_dataset(dir_ / "data"), std::vector<std::string>{"train"});
   {
     data::DatasetOptions verify;
     verify.verify_checksums = true;  // the rewritten manifest's sha256 too
