@@ -37,7 +37,7 @@ std::string content_sha256(const fs::path& dir, const Manifest& manifest) {
   ContentHash hash;
   hash.text("transformer-dataset content 1");
   hash.text(manifest.task);
-  hash.text(manifest.tokenizer_kind);
+  hash.text(settings::name_of(kTokenizerKindNames, manifest.tokenizer_kind));
   for (const int64_t value :
        {manifest.src_vocab_size, manifest.tgt_vocab_size, int64_t{manifest.special.pad},
         int64_t{manifest.special.bos}, int64_t{manifest.special.eos}, int64_t{manifest.special.unk},

@@ -124,7 +124,7 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& manifest) 
       {"format_version", kDatasetFormatVersion},
       {"task", manifest.task},
       {"tokenizer",
-       {{"kind", manifest.tokenizer_kind},
+       {{"kind", settings::name_of(kTokenizerKindNames, manifest.tokenizer_kind)},
         {"src_file", manifest.src_tokenizer_file},
         {"tgt_file", manifest.tgt_tokenizer_file}}},
       {"src_vocab_size", manifest.src_vocab_size},
@@ -189,7 +189,12 @@ Manifest read_manifest(const std::filesystem::path& dir) {
   }
 
   const auto& tokenizer = fields.container(document, "", "tokenizer", json::value_t::object);
-  manifest.tokenizer_kind = fields.get<std::string>(tokenizer, "tokenizer", "kind");
+  const auto kind = fields.get<std::string>(tokenizer, "tokenizer", "kind");
+  if (const auto known = settings::find_value(kTokenizerKindNames, kind))
+    manifest.tokenizer_kind = *known;
+  else
+    fields.fail("tokenizer.kind", "is '" + kind + "', expected " +
+                                      settings::names_list(kTokenizerKindNames));
   manifest.src_tokenizer_file = fields.get<std::string>(tokenizer, "tokenizer", "src_file");
   manifest.tgt_tokenizer_file = fields.get<std::string>(tokenizer, "tokenizer", "tgt_file");
   manifest.src_vocab_size = fields.get<int64_t>(document, "", "src_vocab_size");

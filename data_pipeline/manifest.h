@@ -43,6 +43,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data_pipeline/special_ids.h"
+#include "data_pipeline/tokenizer_kind.h"
 
 namespace data {
 
@@ -83,7 +84,7 @@ struct SplitEntry {
 
 struct Manifest {
   std::string task = kSeq2SeqTask;  // or kClassificationTask
-  std::string tokenizer_kind;
+  TokenizerKind tokenizer_kind = TokenizerKind::kWord;
   std::string src_tokenizer_file;
   std::string tgt_tokenizer_file;
   int64_t src_vocab_size = 0;

@@ -23,7 +23,7 @@ class PieceDecoder : public Tokenizer {
  public:
   explicit PieceDecoder(const std::filesystem::path& vocab_file);  // errors name the file and line
 
-  std::string kind() const override { return "spm"; }
+  TokenizerKind kind() const override { return TokenizerKind::kSentencePiece; }
   int64_t vocab_size() const override { return static_cast<int64_t>(pieces_.size()); }
   std::vector<int32_t> encode(std::string_view text) const override;  // throws std::logic_error
   std::string decode(const std::vector<int32_t>& ids) const override;

@@ -10,23 +10,16 @@ namespace data {
 
 namespace {
 
-VocabTokenizer::Unit unit_of(const std::string& kind) {
-  if (kind == "word") return VocabTokenizer::Unit::kWord;
-  if (kind == "char") return VocabTokenizer::Unit::kChar;
-  throw std::invalid_argument("unknown tokenizer kind '" + kind + "' (expected word, char or spm)");
+VocabTokenizer::Unit unit_of(TokenizerKind kind) {
+  return kind == TokenizerKind::kWord ? VocabTokenizer::Unit::kWord : VocabTokenizer::Unit::kChar;
 }
 
 }  // namespace
 
-const std::vector<std::string>& tokenizer_kinds() {
-  static const std::vector<std::string> kinds = {"word", "char", "spm"};
-  return kinds;
-}
-
-std::unique_ptr<Tokenizer> train_tokenizer(const std::string& kind,
+std::unique_ptr<Tokenizer> train_tokenizer(TokenizerKind kind,
                                            const std::vector<std::string_view>& text,
                                            const TokenizerOptions& options) {
-  if (kind == "spm")
+  if (kind == TokenizerKind::kSentencePiece)
     throw std::invalid_argument("spm tokenizers are trained by prepare_data's SentencePiece code");
   const auto unit = unit_of(kind);
   std::unordered_map<std::string, int64_t> counts;
@@ -37,9 +30,9 @@ std::unique_ptr<Tokenizer> train_tokenizer(const std::string& kind,
       unit, Vocab::from_counts(counts, options.min_count, options.max_size));
 }
 
-std::unique_ptr<Tokenizer> load_tokenizer(const std::string& kind,
+std::unique_ptr<Tokenizer> load_tokenizer(TokenizerKind kind,
                                           const std::filesystem::path& file) {
-  if (kind == "spm") return std::make_unique<PieceDecoder>(PieceDecoder::vocab_file_of(file));
+  if (kind == TokenizerKind::kSentencePiece) return std::make_unique<PieceDecoder>(PieceDecoder::vocab_file_of(file));
   return std::make_unique<VocabTokenizer>(unit_of(kind), Vocab::load(file));
 }
 
@@ -59,11 +52,10 @@ std::unique_ptr<Tokenizer> load_dataset_tokenizer(const Manifest& manifest,
   return tokenizer;
 }
 
-std::string tokenizer_file_name(const std::string& kind, std::string_view side) {
+std::string tokenizer_file_name(TokenizerKind kind, std::string_view side) {
   const std::string infix = side.empty() ? "" : "." + std::string(side);
-  if (kind == "spm") return "spm" + infix + ".model";
-  unit_of(kind);  // rejects unknown kinds
-  return "vocab" + infix + ".txt";
+  return (kind == TokenizerKind::kSentencePiece ? "spm" + infix + ".model"
+                                                : "vocab" + infix + ".txt");
 }
 
 }  // namespace data

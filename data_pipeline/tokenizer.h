@@ -5,7 +5,7 @@
 // or unigram): trained and encoded by prepare_data with the SentencePiece
 // library (prepare/sentencepiece_tokenizer.h), decoded anywhere from its
 // pieces (piece_decoder.h). prepare_data, the manifest and the trainer only
-// pass the kind string and a file name around.
+// pass the kind and a file name around.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "data_pipeline/manifest.h"
+#include "data_pipeline/tokenizer_kind.h"
 
 namespace data {
 
@@ -22,7 +23,7 @@ class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
 
-  virtual std::string kind() const = 0;
+  virtual TokenizerKind kind() const = 0;
   virtual int64_t vocab_size() const = 0;  // ids are in [0, vocab_size)
 
   // Token ids of `text`, without bos/eos; unknown tokens become unk.
@@ -40,16 +41,13 @@ struct TokenizerOptions {
   int64_t max_size = 0;   // at most this many ids including specials; 0 = no limit
 };
 
-// The kinds train_tokenizer and load_tokenizer accept.
-const std::vector<std::string>& tokenizer_kinds();
-
 // Builds a word or char tokenizer from training text (one sentence per entry).
-std::unique_ptr<Tokenizer> train_tokenizer(const std::string& kind,
+std::unique_ptr<Tokenizer> train_tokenizer(TokenizerKind kind,
                                            const std::vector<std::string_view>& text,
                                            const TokenizerOptions& options);
 
 // Loads what Tokenizer::save wrote (spm: a decoder from the .vocab beside the .model).
-std::unique_ptr<Tokenizer> load_tokenizer(const std::string& kind,
+std::unique_ptr<Tokenizer> load_tokenizer(TokenizerKind kind,
                                           const std::filesystem::path& file);
 
 // The dataset's tokenizer of one side ("src" or "tgt"), checked against the
@@ -63,6 +61,6 @@ std::unique_ptr<Tokenizer> load_dataset_tokenizer(const Manifest& manifest,
 // File name inside the dataset dir for one side ("src" or "tgt"), or for the
 // joint tokenizer when `side` is empty: vocab.src.txt, vocab.tgt.txt, vocab.txt;
 // spm.src.model, spm.tgt.model, spm.model (each with its .vocab).
-std::string tokenizer_file_name(const std::string& kind, std::string_view side);
+std::string tokenizer_file_name(TokenizerKind kind, std::string_view side);
 
 }  // namespace data

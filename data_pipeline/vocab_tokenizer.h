@@ -29,7 +29,9 @@ class VocabTokenizer : public Tokenizer {
   // points (std::invalid_argument on invalid UTF-8). Views into `text`.
   static std::vector<std::string_view> split(Unit unit, std::string_view text);
 
-  std::string kind() const override { return unit_ == Unit::kWord ? "word" : "char"; }
+  TokenizerKind kind() const override {
+    return unit_ == Unit::kWord ? TokenizerKind::kWord : TokenizerKind::kChar;
+  }
   int64_t vocab_size() const override { return vocab_.size(); }
   std::vector<int32_t> encode(std::string_view text) const override;
   std::string decode(const std::vector<int32_t>& ids) const override;

@@ -234,6 +234,12 @@ std::string Schema::first_given(const std::string& section) const {
   return "";
 }
 
+std::string Schema::given(const std::string& key) const {
+  for (const auto& entry : entries_)
+    if (entry.key == key) return entry.given_as;
+  throw std::logic_error("unknown config key asked for: " + key);
+}
+
 std::string Schema::option_name(const Entry& entry) {
   return entry.alias.empty() ? "--" + entry.key : entry.alias + " (" + entry.key + ")";
 }

@@ -69,6 +69,8 @@ class Schema {
   // How the first key of `section` given by the user was given ("--train-src",
   // "text.train_src in prep.toml"), or "" when none was.
   std::string first_given(const std::string& section) const;
+  // How `key` was given, or "" when it was not (its default holds).
+  std::string given(const std::string& key) const;
   std::string to_toml() const;
   // A Markdown table per section: key, type or allowed values, default, meaning.
   std::string to_markdown() const;
@@ -102,6 +104,27 @@ class Schema {
                      const std::string& name);
 
   std::vector<Entry> entries_;
+};
+
+// The keys of one section, each with its short command-line name:
+//
+//   Section text(schema, "text");
+//   text("joint_vocab", "joint-vocab", &o.joint_vocab, "one vocabulary for both sides");
+//                                      -> text.joint_vocab, --joint-vocab
+class Section {
+ public:
+  Section(Schema& schema, std::string name) : schema_(schema), name_(std::move(name)) {}
+
+  template <typename Field, typename... Rest>
+  void operator()(const std::string& key, const std::string& option, Field* field,
+                  const std::string& help, Rest&&... rest) {
+    schema_.add(name_ + "." + key, field, help, std::forward<Rest>(rest)...);
+    schema_.add_alias(name_ + "." + key, "--" + option);
+  }
+
+ private:
+  Schema& schema_;
+  std::string name_;
 };
 
 }  // namespace settings

@@ -46,10 +46,6 @@ void check_options(const PrepareOptions& options) {
     throw std::invalid_argument("deflate level must be in 0..9");
   }
   if (!is_synthetic_task(options.task)) {
-    const auto& kinds = tokenizer_kinds();
-    if (std::find(kinds.begin(), kinds.end(), options.tokenizer) == kinds.end()) {
-      throw std::invalid_argument("unknown tokenizer kind '" + options.tokenizer + "'");
-    }
     if (options.task == Task::kText && options.text.count("train") == 0) {
       throw std::invalid_argument("task text needs the training files --train-src and --train-tgt");
     }
@@ -60,15 +56,15 @@ void check_options(const PrepareOptions& options) {
       throw std::invalid_argument("--clean-max-bytes and --clean-max-tokens must be >= 0");
     if (!options.spm_model.empty() && !fs::is_regular_file(options.spm_model))
       throw std::invalid_argument("--spm-model " + options.spm_model.string() + ": no such file");
-    if (options.strip_spaces && options.tokenizer == "word") {
+    if (options.strip_spaces && options.tokenizer == TokenizerKind::kWord) {
       throw std::invalid_argument(
           "--strip-spaces would leave one word a line: use --vocab char or spm");
     }
     return;
   }
-  if (options.tokenizer != "word") {
+  if (options.tokenizer != TokenizerKind::kWord) {
     throw std::invalid_argument("synthetic tasks use the word tokenizer, not '" +
-                                options.tokenizer + "'");
+                                settings::name_of(kTokenizerKindNames, options.tokenizer) + "'");
   }
   for (const auto& [split, size] : options.sizes) {
     if (size < 0) throw std::invalid_argument(split + " size must not be negative");
@@ -363,7 +359,7 @@ json describe(const PrepareOptions& options) {
     }
     for (const auto& [split, file] : options.tsv) files[split] = {{"tsv", file.string()}};
     described.update({{"files", files},
-                      {"tokenizer", options.tokenizer},
+                      {"tokenizer", settings::name_of(kTokenizerKindNames, options.tokenizer)},
                       {"tokenizer_sample", options.tokenizer_sample},
                       {"joint_vocab", options.joint_vocab},
                       {"strip_spaces", options.strip_spaces},
@@ -373,9 +369,10 @@ json describe(const PrepareOptions& options) {
                         {"max_ratio", options.cleaning.max_ratio},
                         {"max_bytes", options.cleaning.max_bytes},
                         {"max_tokens", options.cleaning.max_tokens}}}});
-    if (options.tokenizer == "spm") {
+    if (options.tokenizer == TokenizerKind::kSentencePiece) {
       described.update({{"spm_model", options.spm_model.string()},
-                        {"spm_model_type", options.spm.model_type},
+                        {"spm_model_type", settings::name_of(kSpmModelTypeNames,
+                                                             options.spm.model_type)},
                         {"spm_vocab_size", options.spm.vocab_size},
                         {"spm_character_coverage", options.spm.character_coverage}});
     } else {
@@ -390,7 +387,8 @@ json describe(const PrepareOptions& options) {
 // tokenizer and label files, and how the dataset is made.
 Manifest outline(const PrepareOptions& options, const launch::Ranks& ranks) {
   Manifest manifest;
-  manifest.tokenizer_kind = is_synthetic_task(options.task) ? "word" : options.tokenizer;
+  manifest.tokenizer_kind =
+      is_synthetic_task(options.task) ? TokenizerKind::kWord : options.tokenizer;
   const bool joint = joint_tokenizer(options);
   manifest.src_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "src");
   manifest.tgt_tokenizer_file = tokenizer_file_name(manifest.tokenizer_kind, joint ? "" : "tgt");

@@ -90,7 +90,7 @@ struct PrepareOptions {
   // Text and classify: files per split ("train" required); the tokenizer is trained on train.
   std::map<std::string, TextFiles> text;             // text: parallel files
   std::map<std::string, std::filesystem::path> tsv;  // classify: label<TAB>text files
-  std::string tokenizer = "word";                    // a kind from tokenizer_kinds()
+  TokenizerKind tokenizer = TokenizerKind::kWord;
   bool joint_vocab = false;   // text: one vocabulary for both sides (classify has one side)
   TokenizerOptions vocab;     // word / char
   CleaningOptions cleaning;   // the training split

@@ -41,7 +41,8 @@ std::string command_line(int argc, char** argv) {
 
 void print_summary(const data::PrepareOptions& options, const data::Manifest& manifest) {
   logging::info("dataset {}: {} tokenizer, vocabulary {} (src) / {} (tgt)", options.out.string(),
-                manifest.tokenizer_kind, manifest.src_vocab_size, manifest.tgt_vocab_size);
+                settings::name_of(data::kTokenizerKindNames, manifest.tokenizer_kind),
+                manifest.src_vocab_size, manifest.tgt_vocab_size);
   if (manifest.is_classification())
     logging::info("  {} labels in {}", manifest.num_labels, manifest.labels_file);
   for (const auto& split : data::kSplits) {

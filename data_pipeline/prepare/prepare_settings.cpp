@@ -23,27 +23,8 @@ std::vector<std::string> sections_of(Task task) {
   throw std::logic_error("a task without sections");
 }
 
-// Each key under `section.name`, its short command-line name `--alias`.
-class Binder {
- public:
-  Binder(settings::Schema& schema, std::string section)
-      : schema_(schema), section_(std::move(section)) {}
-
-  template <typename Field, typename... Rest>
-  void operator()(const std::string& name, const std::string& alias, Field* field,
-                  const std::string& help, Rest&&... rest) {
-    const std::string key = section_ + "." + name;
-    schema_.add(key, field, help, std::forward<Rest>(rest)...);
-    schema_.add_alias(key, "--" + alias);
-  }
-
- private:
-  settings::Schema& schema_;
-  std::string section_;
-};
-
 void bind(settings::Schema& schema, PrepareOptions& o) {
-  Binder dataset(schema, "dataset");
+  settings::Section dataset(schema, "dataset");
   dataset("task", "task", &o.task,
           "copy, reverse (synthetic seq2seq), majority (synthetic classification), text "
           "(parallel files) or classify (label<TAB>text files)",
@@ -57,32 +38,32 @@ void bind(settings::Schema& schema, PrepareOptions& o) {
   schema.require("dataset.task");
   schema.require("dataset.out");
 
-  Binder synthetic(schema, "synthetic");
+  settings::Section synthetic(schema, "synthetic");
   synthetic("seed", "seed", &o.seed, "random seed");
   for (const auto& split : kSplits)
     synthetic(split + "_size", split + "-size", &o.sizes[split], split + " examples (0 = none)");
   synthetic("min_len", "min-len", &o.synthetic.min_len, "shortest sequence");
   synthetic("max_len", "max-len", &o.synthetic.max_len, "longest sequence");
   synthetic("symbols", "symbols", &o.synthetic.symbols, "distinct symbols s0..sN-1");
-  Binder majority(schema, "majority");
+  settings::Section majority(schema, "majority");
   majority("classes", "classes", &o.synthetic.classes,
            "class symbols s0..sK-1; the label is the one occurring most often");
 
-  Binder text(schema, "text");
+  settings::Section text(schema, "text");
   for (const auto& split : kSplits) {
     text(split + "_src", split + "-src", &o.text[split].src,
          split + " source text, one sentence a line");
     text(split + "_tgt", split + "-tgt", &o.text[split].tgt, split + " target text, line-aligned");
   }
   text("joint_vocab", "joint-vocab", &o.joint_vocab, "one vocabulary for source and target");
-  Binder classify(schema, "classify");
+  settings::Section classify(schema, "classify");
   for (const auto& split : kSplits)
     classify(split + "_tsv", split + "-tsv", &o.tsv[split],
              split + " examples, label<TAB>text a line");
 
-  Binder tokenizer(schema, "tokenizer");
+  settings::Section tokenizer(schema, "tokenizer");
   tokenizer("kind", "vocab", &o.tokenizer, "tokenizer: word, char or spm (SentencePiece)",
-            tokenizer_kinds());
+            kTokenizerKindNames);
   tokenizer("strip_spaces", "strip-spaces", &o.strip_spaces,
             "remove spaces and tabs from every sentence (char or spm; for text written with "
             "spaces between its characters, as the public couplet corpora are)");
@@ -92,13 +73,13 @@ void bind(settings::Schema& schema, PrepareOptions& o) {
   tokenizer("sample", "tokenizer-sample", &o.tokenizer_sample,
             "train the tokenizer on at most this many training pairs (a uniform sample)");
   tokenizer("spm_model_type", "spm-model-type", &o.spm.model_type, "spm: bpe or unigram",
-            std::vector<std::string>{"bpe", "unigram"});
+            kSpmModelTypeNames);
   tokenizer("spm_vocab_size", "spm-vocab-size", &o.spm.vocab_size, "spm: pieces (an upper bound)");
   tokenizer("spm_character_coverage", "spm-character-coverage", &o.spm.character_coverage,
             "spm: share of characters covered (1.0; 0.9995 for CJK)");
   tokenizer("spm_model", "spm-model", &o.spm_model, "spm: use this .model instead of training one");
 
-  Binder cleaning(schema, "cleaning");
+  settings::Section cleaning(schema, "cleaning");
   cleaning("min_words", "clean-min-words", &o.cleaning.min_words,
            "drop training pairs with a side shorter than this (words)");
   cleaning("max_words", "clean-max-words", &o.cleaning.max_words,

@@ -70,9 +70,6 @@ TextTypes count_types(const std::vector<std::string_view>& text) {
 
 std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::train(
     const std::vector<std::string_view>& text, const SentencePieceOptions& options) {
-  if (options.model_type != "bpe" && options.model_type != "unigram")
-    throw std::invalid_argument("--spm-model-type must be bpe or unigram, not " +
-                                options.model_type);
   if (options.vocab_size <= kNumSpecialIds)
     throw std::invalid_argument("--spm-vocab-size must exceed the 4 special tokens");
   if (options.character_coverage <= 0 || options.character_coverage > 1)
@@ -96,7 +93,7 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::train(
         "words), or use --vocab word");
   const SpecialIds special;
   const std::unordered_map<std::string, std::string> args = {
-      {"model_type", options.model_type},
+      {"model_type", settings::name_of(kSpmModelTypeNames, options.model_type)},
       {"vocab_size", std::to_string(options.vocab_size)},
       {"hard_vocab_limit", "false"},
       {"character_coverage", std::to_string(options.character_coverage)},

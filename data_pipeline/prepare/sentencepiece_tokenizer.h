@@ -18,8 +18,13 @@
 
 namespace data {
 
+// SentencePiece's two models of pieces: byte-pair merges, or a unigram language model.
+enum class SpmModelType { kBpe, kUnigram };
+inline const settings::Names<SpmModelType> kSpmModelTypeNames = {{"bpe", SpmModelType::kBpe},
+                                                                 {"unigram", SpmModelType::kUnigram}};
+
 struct SentencePieceOptions {
-  std::string model_type = "bpe";   // bpe | unigram
+  SpmModelType model_type = SpmModelType::kBpe;
   int64_t vocab_size = 8000;        // an upper bound: small corpora may give fewer pieces
   double character_coverage = 1.0;  // e.g. 0.9995 for scripts with very many characters
   int num_threads = 2;
@@ -33,7 +38,7 @@ class SentencePieceTokenizer : public Tokenizer {
   // Loads a .model; one whose special ids differ from this project's is refused.
   static std::unique_ptr<SentencePieceTokenizer> load(const std::filesystem::path& model_file);
 
-  std::string kind() const override { return "spm"; }
+  TokenizerKind kind() const override { return TokenizerKind::kSentencePiece; }
   int64_t vocab_size() const override { return processor_.GetPieceSize(); }
   std::vector<int32_t> encode(std::string_view text) const override;
   std::string decode(const std::vector<int32_t>& ids) const override;

@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "data_pipeline/manifest.h"
-#include "data_pipeline/prepare/sentencepiece_tokenizer.h"
+#include "data_pipeline/prepare/tokenizers.h"
 #include "data_pipeline/text_line.h"
 
 int main(int argc, char** argv) {
@@ -29,9 +29,8 @@ int main(int argc, char** argv) {
     const data::Manifest manifest = data::read_manifest(data_dir);
     const auto file = std::filesystem::path(data_dir) /
                       (side == "src" ? manifest.src_tokenizer_file : manifest.tgt_tokenizer_file);
-    const std::unique_ptr<data::Tokenizer> tokenizer =
-        manifest.tokenizer_kind == "spm" ? data::SentencePieceTokenizer::load(file)
-                                         : data::load_tokenizer(manifest.tokenizer_kind, file);
+    const std::shared_ptr<data::Tokenizer> tokenizer =
+        data::load_encoder(manifest.tokenizer_kind, file);
     for (std::string line; data::read_text_line(std::cin, line);) {
       const auto ids = tokenizer->encode(line);
       for (size_t i = 0; i < ids.size(); ++i) std::cout << (i ? " " : "") << ids[i];

@@ -51,7 +51,7 @@ Tokenizers make_tokenizers(const PrepareOptions& options, const PairSource& trai
         VocabTokenizer::Unit::kWord, Vocab(synthetic_symbols(options.synthetic.symbols)));
     return {symbols, symbols};
   }
-  if (options.tokenizer == "spm" && !options.spm_model.empty()) {
+  if (options.tokenizer == TokenizerKind::kSentencePiece && !options.spm_model.empty()) {
     std::shared_ptr<Tokenizer> given = SentencePieceTokenizer::load(options.spm_model);
     return {given, given};
   }
@@ -59,7 +59,7 @@ Tokenizers make_tokenizers(const PrepareOptions& options, const PairSource& trai
   const auto train_on = [&](std::vector<const std::vector<std::string>*> sides) {
     std::vector<std::string_view> text;
     for (const auto* lines : sides) text.insert(text.end(), lines->begin(), lines->end());
-    if (options.tokenizer == "spm")
+    if (options.tokenizer == TokenizerKind::kSentencePiece)
       return std::shared_ptr<Tokenizer>(SentencePieceTokenizer::train(text, options.spm));
     return std::shared_ptr<Tokenizer>(train_tokenizer(options.tokenizer, text, options.vocab));
   };
@@ -87,9 +87,8 @@ LabelSet make_labels(const PrepareOptions& options, const PairSource& train) {
   return LabelSet({names.begin(), names.end()});
 }
 
-std::shared_ptr<Tokenizer> load_encoder(const std::string& kind,
-                                        const std::filesystem::path& file) {
-  if (kind == "spm") return SentencePieceTokenizer::load(file);
+std::shared_ptr<Tokenizer> load_encoder(TokenizerKind kind, const std::filesystem::path& file) {
+  if (kind == TokenizerKind::kSentencePiece) return SentencePieceTokenizer::load(file);
   return load_tokenizer(kind, file);
 }
 

@@ -34,6 +34,6 @@ Tokenizers make_tokenizers(const PrepareOptions& options, const PairSource& trai
 LabelSet make_labels(const PrepareOptions& options, const PairSource& train);
 
 // What rank 0 trained and saved in the dataset directory, as an encoder.
-std::shared_ptr<Tokenizer> load_encoder(const std::string& kind, const std::filesystem::path& file);
+std::shared_ptr<Tokenizer> load_encoder(TokenizerKind kind, const std::filesystem::path& file);
 
 }  // namespace data

@@ -100,6 +100,19 @@ TEST_F(BadInput, ShardListedTwice) {
                    "splits.train.shards[0].file does too"});
 }
 
+// A tokenizer kind this build does not know is refused when the manifest
+// is read, naming the manifest, the field and the kinds it knows.
+TEST_F(BadInput, UnknownTokenizerKind) {
+  const fs::path manifest = dir_ / "data" / "manifest.json";
+  const auto edit = test_util::run_command(
+      test_paths::python() + " -c 'import json\np = \"" + manifest.string() +
+      "\"\nm = json.load(open(p))\nm[\"tokenizer\"][\"kind\"] = \"bpe\"\n"
+      "json.dump(m, open(p, \"w\"))'");
+  ASSERT_EQ(edit.status, 0) << edit.output;
+  expect_mentions(error_of([&] { data::Dataset(dir_ / "data", "train"); }),
+                  {manifest.string(), "tokenizer.kind", "'bpe'", "word, char or spm"});
+}
+
 // A vocabulary file cut short since prepare_data is refused when the
 // tokenizer is loaded, naming the file and both sizes (it failed only when an
 // id past its end was decoded).

@@ -45,7 +45,7 @@ class DatasetIdentity : public testing::Test {
     fs::create_directories(dir_);
     std::ofstream(dir_ / "vocab.txt") << vocab;
     data::Manifest manifest;
-    manifest.tokenizer_kind = "word";
+    manifest.tokenizer_kind = data::TokenizerKind::kWord;
     manifest.src_tokenizer_file = manifest.tgt_tokenizer_file = "vocab.txt";
     manifest.src_vocab_size = manifest.tgt_vocab_size = 10;
     manifest.prepare = {{"command", "shards of " + std::to_string(shard_sizes.size())}};

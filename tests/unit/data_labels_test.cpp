@@ -41,7 +41,7 @@ class DataLabels : public test_util::TempDirTest {
     std::ofstream(dir_ / "labels.txt") << "neg\nneu\npos\n";
 
     manifest_.task = data::kClassificationTask;
-    manifest_.tokenizer_kind = "word";
+    manifest_.tokenizer_kind = data::TokenizerKind::kWord;
     manifest_.src_tokenizer_file = manifest_.tgt_tokenizer_file = "vocab.txt";
     manifest_.src_vocab_size = manifest_.tgt_vocab_size = 7;
     manifest_.labels_file = "labels.txt";

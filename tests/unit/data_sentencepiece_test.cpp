@@ -66,9 +66,9 @@ class SentencePieceTest : public test_util::TempDirTest {};
 
 TEST_F(SentencePieceTest, TrainsWithTheProjectsSpecialIdsAndRoundTrips) {
   const auto lines = corpus(400, 1);
-  for (const std::string type : {"bpe", "unigram"}) {
+  for (const auto& [type, model_type] : data::kSpmModelTypeNames) {
     data::SentencePieceOptions options;
-    options.model_type = type;
+    options.model_type = model_type;
     options.vocab_size = 120;
     const auto spm = data::SentencePieceTokenizer::train(views(lines), options);
     EXPECT_LE(spm->vocab_size(), 120);
@@ -163,11 +163,11 @@ TEST_F(SentencePieceTest, PreparedDatasetHoldsSpmEncodeIds) {
   options.task = data::Task::kText;
   options.out = dir_ / "data";
   options.text["train"] = {dir_ / "train.src", dir_ / "train.tgt"};
-  options.tokenizer = "spm";
+  options.tokenizer = data::TokenizerKind::kSentencePiece;
   options.joint_vocab = true;
   options.spm.vocab_size = 100;
   const data::Manifest manifest = data::prepare_dataset(options);
-  EXPECT_EQ(manifest.tokenizer_kind, "spm");
+  EXPECT_EQ(manifest.tokenizer_kind, data::TokenizerKind::kSentencePiece);
   EXPECT_EQ(manifest.src_tokenizer_file, "spm.model");
 
   const auto encoded =
@@ -176,7 +176,7 @@ TEST_F(SentencePieceTest, PreparedDatasetHoldsSpmEncodeIds) {
   ASSERT_EQ(encoded.status, 0) << encoded.output;
   const auto reference = parse_ids(encoded.output);
   const data::Dataset train(dir_ / "data", "train");
-  const auto decoder = data::load_tokenizer("spm", dir_ / "data/spm.model");
+  const auto decoder = data::load_tokenizer(data::TokenizerKind::kSentencePiece, dir_ / "data/spm.model");
   ASSERT_EQ(train.size(), static_cast<int64_t>(tgt.size()));
   for (int64_t i = 0; i < train.size(); ++i) {
     const auto example = train.get(i);

@@ -35,8 +35,8 @@ std::vector<std::string> file_lines(const std::filesystem::path& file) {
 
 TEST(DataVocab, WordRoundTripAndUnknown) {
   const std::vector<std::string_view> text = {"the cat sat", "the  dog\tsat", "a cat"};
-  const auto words = data::train_tokenizer("word", text, {});
-  EXPECT_EQ(words->kind(), "word");
+  const auto words = data::train_tokenizer(data::TokenizerKind::kWord, text, {});
+  EXPECT_EQ(words->kind(), data::TokenizerKind::kWord);
   EXPECT_EQ(words->vocab_size(), 4 + 5);  // specials + the cat sat dog a
 
   const auto ids = words->encode("the dog sat");
@@ -54,7 +54,7 @@ TEST(DataVocab, WordRoundTripAndUnknown) {
 TEST(DataVocab, CharRoundTripChinese) {
   const std::string poem = "春风得意马蹄疾";
   const std::vector<std::string_view> text = {poem, "一日看尽长安花"};
-  const auto chars = data::train_tokenizer("char", text, {});
+  const auto chars = data::train_tokenizer(data::TokenizerKind::kChar, text, {});
   EXPECT_EQ(chars->vocab_size(), 4 + 14);
 
   const auto ids = chars->encode(poem);
@@ -75,7 +75,7 @@ TEST(DataVocab, CharRoundTripSpacedCoupletWithoutSpaces) {
   EXPECT_EQ(up, "晚风摇树树还挺");
   EXPECT_EQ(down, "\xF0\xA0\xAE\xB7日映花花更红");
   const std::vector<std::string_view> text = {up, down};
-  const auto chars = data::train_tokenizer("char", text, {});
+  const auto chars = data::train_tokenizer(data::TokenizerKind::kChar, text, {});
   EXPECT_EQ(chars->vocab_size(), 4 + 6 + 6);  // 晚风摇树还挺 and 𠮷日映花更红
   for (const auto& line : {up, down}) {
     const auto ids = chars->encode(line);
@@ -88,7 +88,7 @@ TEST(DataVocab, CharRoundTripSpacedCoupletWithoutSpaces) {
 
 TEST(DataVocab, DecodeStopsAtEosAndSkipsPadAndBos) {
   const std::vector<std::string_view> text = {"a b c"};
-  const auto words = data::train_tokenizer("word", text, {});
+  const auto words = data::train_tokenizer(data::TokenizerKind::kWord, text, {});
   const auto abc = words->encode("a b c");
   const SpecialIds special;
   EXPECT_EQ(words->decode({special.bos, abc[0], special.pad, abc[1], special.eos, abc[2]}), "a b");
@@ -98,17 +98,17 @@ TEST(DataVocab, DecodeStopsAtEosAndSkipsPadAndBos) {
 TEST(DataVocab, MinCountAndMaxSize) {
   const std::vector<std::string_view> text = {"x x x y y z", "w"};
   // Most frequent first, ties in byte order: x(3) y(2) w(1) z(1).
-  const auto all = data::train_tokenizer("word", text, {});
+  const auto all = data::train_tokenizer(data::TokenizerKind::kWord, text, {});
   EXPECT_EQ(all->encode("x y w z"), (std::vector<int32_t>{4, 5, 6, 7}));
-  EXPECT_EQ(data::train_tokenizer("word", text, {2, 0})->vocab_size(), 4 + 2);
-  const auto capped = data::train_tokenizer("word", text, {1, 5});
+  EXPECT_EQ(data::train_tokenizer(data::TokenizerKind::kWord, text, {2, 0})->vocab_size(), 4 + 2);
+  const auto capped = data::train_tokenizer(data::TokenizerKind::kWord, text, {1, 5});
   EXPECT_EQ(capped->vocab_size(), 5);
   EXPECT_EQ(capped->encode("x y"), (std::vector<int32_t>{4, SpecialIds{}.unk}));
 }
 
 TEST(DataVocab, FileHasSpecialsFirstAndLoadsBack) {
   const std::vector<std::string_view> text = {"春风 得意"};
-  const auto chars = data::train_tokenizer("char", text, {});
+  const auto chars = data::train_tokenizer(data::TokenizerKind::kChar, text, {});
   const auto file = temp_file("vocab");
   chars->save(file);
   const auto lines = file_lines(file);
@@ -117,7 +117,7 @@ TEST(DataVocab, FileHasSpecialsFirstAndLoadsBack) {
             (std::vector<std::string>{"<pad>", "<s>", "</s>", "<unk>"}));
   EXPECT_NE(std::find(lines.begin(), lines.end(), " "), lines.end());  // the space is a token
 
-  const auto loaded = data::load_tokenizer("char", file);
+  const auto loaded = data::load_tokenizer(data::TokenizerKind::kChar, file);
   EXPECT_EQ(loaded->encode("得意 春风"), chars->encode("得意 春风"));
   EXPECT_EQ(loaded->decode(loaded->encode("春风 得意")), "春风 得意");
   std::filesystem::remove(file);
@@ -125,7 +125,7 @@ TEST(DataVocab, FileHasSpecialsFirstAndLoadsBack) {
 
 TEST(DataVocab, ErrorsNameTheFileOrKind) {
   try {
-    data::load_tokenizer("word", "/nonexistent/vocab.txt");
+    data::load_tokenizer(data::TokenizerKind::kWord, "/nonexistent/vocab.txt");
     FAIL() << "expected an error";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/vocab.txt"), std::string::npos) << e.what();
@@ -133,13 +133,14 @@ TEST(DataVocab, ErrorsNameTheFileOrKind) {
   const auto file = temp_file("bad-vocab");
   std::ofstream(file) << "<pad>\nhello\n";
   try {
-    data::load_tokenizer("word", file);
+    data::load_tokenizer(data::TokenizerKind::kWord, file);
     FAIL() << "expected an error";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find(file.string() + ":2"), std::string::npos) << e.what();
   }
   std::filesystem::remove(file);
-  EXPECT_THROW(data::train_tokenizer("bpe", {}, {}), std::invalid_argument);
+  EXPECT_THROW(data::train_tokenizer(data::TokenizerKind::kSentencePiece, {}, {}),
+               std::invalid_argument);  // prepare_data trains those with SentencePiece
 }
 
 TEST(DataUtf8, SplitsCodePointsAndFindsMalformedBytes) {

@@ -70,37 +70,64 @@ TEST_F(TrainCli, StartupTimeoutMustBeSeconds) {
 TEST_F(TrainCli, EvaluateNumbersOutOfRangeSayWhatIsWanted) {
   const auto beam = program("evaluate", "--run " + dir_.string() + " --beam 0");
   EXPECT_EQ(beam.status, 2);
-  EXPECT_NE(beam.output.find("--beam: must be positive, not 0"), std::string::npos) << beam.output;
+  EXPECT_NE(beam.output.find("--beam (decode.beam): must be positive, not 0"), std::string::npos)
+      << beam.output;
   EXPECT_LT(beam.output.size(), 200u) << beam.output;
   const auto penalty = program("evaluate", "--run " + dir_.string() + " --length-penalty -1");
-  EXPECT_NE(penalty.output.find("--length-penalty: must be non-negative, not -1"),
+  EXPECT_NE(penalty.output.find("--length-penalty (decode.length_penalty): must be non-negative, "
+                                "not -1"),
             std::string::npos)
       << penalty.output;
 }
 
-// docs/configuration.md is the trainer's own reference, so it cannot drift
-// from the keys, defaults and values the trainer accepts. After a change to
-// the config: build/bin/trainer --config-reference > docs/configuration.md
-TEST_F(TrainCli, ConfigurationReferenceIsTheTrainersOwn) {
-  const auto printed =
-      test_util::run_command(test_paths::bin_dir() + "/trainer --config-reference " +
-                             "2>/dev/null > " + (dir_ / "reference.md").string());
-  ASSERT_EQ(printed.status, 0) << printed.output;
+// docs/configuration.md and docs/evaluate.md are the trainer's and
+// evaluate's own references, so they cannot drift from the keys, defaults and
+// values the programs accept. After a change to a setting:
+// build/bin/trainer --config-reference > docs/configuration.md (evaluate: docs/evaluate.md)
+TEST_F(TrainCli, ReferencesAreThePrograms) {
   const auto read = [](const fs::path& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  const std::string documented = read(fs::path(test_paths::source_dir()) / "docs/configuration.md");
-  EXPECT_EQ(read(dir_ / "reference.md"), documented)
-      << "docs/configuration.md is out of date: regenerate it with trainer --config-reference";
+  for (const auto& [name, doc] : {std::pair{"trainer", "docs/configuration.md"},
+                                  std::pair{"evaluate", "docs/evaluate.md"}}) {
+    const fs::path printed_file = dir_ / (std::string(name) + ".md");
+    const auto printed =
+        test_util::run_command(test_paths::bin_dir() + "/" + name + " --config-reference " +
+                               "2>/dev/null > " + printed_file.string());
+    ASSERT_EQ(printed.status, 0) << name << ": " << printed.output;
+    EXPECT_EQ(read(printed_file), read(fs::path(test_paths::source_dir()) / doc))
+        << doc << " is out of date: regenerate it with " << name << " --config-reference";
+  }
 }
 
-TEST_F(TrainCli, TrainerHelpShowsDefaultsAndValues) {
-  const auto help = program("trainer", "--help");
-  ASSERT_EQ(help.status, 0) << help.output;
-  for (const char* shown : {"--model.d_model INT=512", "--model.norm {pre,post}=pre",
-                            "--resume latest|best|none|DIR=latest"})
+TEST_F(TrainCli, HelpShowsDefaultsAndValues) {
+  for (const auto& [name, shown] :
+       {std::pair{"trainer", "--model.d_model INT=512"},
+        std::pair{"trainer", "--model.norm {pre,post}=pre"},
+        std::pair{"trainer", "--resume latest|best|none|DIR=latest"},
+        std::pair{"evaluate", "--decode.beam,--beam INT=1"},
+        std::pair{"evaluate", "--score.bleu_tokenize,--bleu-tokenize {auto,13a,char,none,zh}=auto"},
+        std::pair{"evaluate", "--runtime.device,--device {auto,cpu,cuda}=auto"}}) {
+    const auto help = program(name, "--help");
+    ASSERT_EQ(help.status, 0) << help.output;
     EXPECT_NE(help.output.find(shown), std::string::npos) << shown << " not in " << help.output;
+  }
+}
+
+// evaluate's settings from a file, overridden on the command line; a key of
+// the wrong type is refused naming the file and the key.
+TEST_F(TrainCli, EvaluateReadsItsSettingsFile) {
+  const auto cfg = file("eval.toml", "[decode]\nbeam = 0\n");
+  expect_failure(program("evaluate", "--run " + dir_.string() + " --config " + cfg),
+                 "decode.beam in " + cfg + ": must be positive, not 0");
+  const auto typed = file("typed.toml", "[decode]\nbeam = \"four\"\n");
+  expect_failure(program("evaluate", "--run " + dir_.string() + " --config " + typed), "typed.toml");
+  // The command line wins over the file: beam 0 from the file is replaced,
+  // and the run directory's own absence is what is left to refuse.
+  expect_failure(program("evaluate", "--run " + (dir_ / "no-run").string() + " --config " + cfg +
+                                         " --beam 2"),
+                 "no-run: no such directory");
 }
 
 TEST_F(TrainCli, MissingConfigFileIsNamed) {

@@ -13,6 +13,7 @@
 // Rank 0 writes <out_dir>/hypotheses.txt and <out_dir>/results.json.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -25,7 +26,7 @@ namespace eval {
 
 struct EvalOptions {
   std::string split = "test";
-  std::string out_dir;          // where results go
+  std::filesystem::path out_dir;  // where results go
   int64_t batch_tokens = 4096;  // per evaluation batch, padding included
   DecodeOptions decode;
   std::string bleu_tokenize =

@@ -29,7 +29,7 @@ std::string tokenize_program() {
 }  // namespace
 
 SourceEncoder::SourceEncoder(const std::string& data_dir, const data::Manifest& manifest) {
-  if (manifest.tokenizer_kind != "spm") {
+  if (manifest.tokenizer_kind != data::TokenizerKind::kSentencePiece) {
     tokenizer_ = data::load_dataset_tokenizer(manifest, data_dir, "src");
     return;
   }

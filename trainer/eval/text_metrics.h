@@ -11,12 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data_pipeline/tokenizer_kind.h"
+
 namespace eval {
 
 // bleu_tokenize "auto": "char" for character-tokenized datasets (e.g. Chinese
 // couplets, where 13a would see each line as one word), else "13a".
 nlohmann::json text_metrics(const std::vector<std::string>& hypotheses,
                             const std::vector<std::string>& references,
-                            const std::string& bleu_tokenize, const std::string& dataset_tokenizer);
+                            const std::string& bleu_tokenize, data::TokenizerKind dataset_tokenizer);
 
 }  // namespace eval

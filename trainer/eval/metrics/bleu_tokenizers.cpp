@@ -34,6 +34,12 @@ constexpr NamedTokenizer kTokenizers[] = {
 
 }  // namespace
 
+std::vector<std::string> bleu_tokenizer_names() {
+  std::vector<std::string> names;
+  for (const NamedTokenizer& tokenizer : kTokenizers) names.push_back(tokenizer.name);
+  return names;
+}
+
 BleuTokenizer bleu_tokenizer(const std::string& name) {
   std::string known;
   for (const NamedTokenizer& tokenizer : kTokenizers) {

@@ -11,10 +11,14 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace eval::metrics {
 
 using BleuTokenizer = std::u32string (*)(std::u32string_view line);
+
+// The names bleu_tokenizer knows: 13a, char, none, zh.
+std::vector<std::string> bleu_tokenizer_names();
 
 // Throws std::invalid_argument naming `name` and the known tokenizers.
 BleuTokenizer bleu_tokenizer(const std::string& name);
