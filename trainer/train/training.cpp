@@ -29,6 +29,7 @@
 #include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
+#include "launch/seconds.h"
 #include "launch/shared_directory.h"
 #include "launch/text_format.h"
 #include "trainer/checkpoint/checkpoint.h"
@@ -67,10 +68,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 data::DatasetOptions dataset_options(const config::RunConfig& cfg) {
   data::DatasetOptions o;
@@ -337,7 +334,7 @@ Trainer::Start Trainer::start_or_resume(const std::string& resume) {
         "resuming from {} (step {}, epoch {}, batch {} of the epoch; saved by {} ranks "
         "x {} accumulation steps; loaded in {:.1f} s)",
         chosen, start.state.step, start.state.epoch, start.state.cursor, resumed.run.world_size,
-        resumed.run.accum_steps, seconds_since(begin));
+        resumed.run.accum_steps, launch::seconds_since(begin));
     if (start.state.window < 0)
       logging::warn(
           "{} was saved before batches came from windows of the shuffled split: the rest of "
@@ -513,7 +510,7 @@ int Trainer::run() {
   checkpointer_.finish(state_);
   if (ranks_.is_main()) checkpoint::mark_finished(run_dir_.string(), state_.step);
   logging::info("training done: {} steps, {} epochs, {:.0f} s", state_.step, state_.epoch,
-                seconds_since(start));
+                launch::seconds_since(start));
   return kExitDone;
 }
 
