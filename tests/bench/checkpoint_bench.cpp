@@ -20,21 +20,14 @@
 #include <torch/torch.h>
 
 #include "launch/ranks.h"
+#include "launch/seconds.h"
 #include "tests/bench/bench_stats.h"
 #include "trainer/checkpoint/background_save.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/model/transformer.h"
 
-namespace {
-
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point begin) {
-  return std::chrono::duration<double>(Clock::now() - begin).count();
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   std::string dir = "/tmp/checkpoint-bench";
@@ -85,20 +78,20 @@ int main(int argc, char** argv) {
     ++step;
     checkpoints.save(checkpoint::Snapshot{
         step, checkpoint::whole_checkpoint(*transformer, adam, {{"step", step}})});
-    sync_stall.push_back(seconds_since(begin));
+    sync_stall.push_back(launch::seconds_since(begin));
 
     // Now: the snapshot, then training goes on while a thread writes it.
     begin = Clock::now();
     ++step;
     saver.save(step, checkpoint::whole_checkpoint(*transformer, adam, {{"step", step}}), false);
-    const double stall = seconds_since(begin);
+    const double stall = launch::seconds_since(begin);
     saver.finish();
     if (round == 0) {
       first_stall = stall;
       continue;
     }
     async_stall.push_back(stall);
-    async_write.push_back(seconds_since(begin));
+    async_write.push_back(launch::seconds_since(begin));
   }
   const double before = bench::median(sync_stall), now = bench::median(async_stall);
   std::printf("| save | training stops (s) | written after (s) |\n|---|---|---|\n");

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "launch/logging.h"
+#include "launch/seconds.h"
 
 namespace checkpoint {
 namespace {
@@ -91,9 +92,8 @@ void BackgroundSave::commit() {
                            best = best_, begun = begun_] {
     try {
       const std::string dir = checkpoints_.commit(step, tmp, all, best);
-      logging::info(
-          "checkpoint {} written ({:.1f} s, beside training)", dir,
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
+      logging::info("checkpoint {} written ({:.1f} s, beside training)", dir,
+                    launch::seconds_since(begun));
       return std::string();
     } catch (const std::exception& e) {
       checkpoints_.abandon(tmp);

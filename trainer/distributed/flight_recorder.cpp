@@ -2,21 +2,22 @@
 
 #include <cstdio>
 
+#include "launch/seconds.h"
+
 namespace distributed {
 
 namespace {
 
 std::string describe(const FlightRecorder::Entry& e, FlightRecorder::Clock::time_point now) {
-  const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
   char line[256];
   std::snprintf(line, sizeof(line), "#%llu %s %.1f MiB, step %lld: started %.1f s ago, ",
                 static_cast<unsigned long long>(e.seq), e.op, e.bytes / 1048576.0,
-                static_cast<long long>(e.step), seconds(now - e.started));
+                static_cast<long long>(e.step), launch::seconds(now - e.started));
   std::string text = line;
   if (e.state == FlightRecorder::kInFlight) return text + "in flight";
   std::snprintf(line, sizeof(line), "%s after %.3f s",
                 e.state == FlightRecorder::kDone ? "done" : "queued on the device",
-                seconds(e.finished - e.started));
+                launch::seconds(e.finished - e.started));
   return text + line;
 }
 

@@ -13,6 +13,7 @@
 #include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
+#include "launch/seconds.h"
 #include "trainer/eval/metrics/classification_metrics.h"
 #include "trainer/eval/progress.h"
 #include "trainer/eval/references.h"
@@ -60,8 +61,7 @@ json score_batches(EvalModel& m, const data::Dataset& dataset,
         {i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens.item<int64_t>()});
     const auto begin = std::chrono::steady_clock::now();
     const auto predictions = predict(m, batch, options.decode);
-    predict_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    predict_seconds += launch::seconds_since(begin);
     for (size_t b = 0; b < predictions.size(); ++b)
       mine["outputs"].push_back({batches[i][b], predictions[b]});
     progress.advance(static_cast<int64_t>(predictions.size()));
@@ -120,8 +120,7 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
   const auto start = std::chrono::steady_clock::now();
   const json mine = score_batches(m, dataset, batches, options, ranks.rank(), ranks.size());
   const std::vector<std::string> gathered = ranks.gather(mine.dump());
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = launch::seconds_since(start);
   if (ranks.rank() != 0) return nullptr;
 
   // Sums in batch order, outputs in input order: the same for any number of ranks.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "launch/logging.h"
+#include "launch/seconds.h"
 
 namespace eval {
 
@@ -28,8 +29,7 @@ Progress::Progress(std::string what, int64_t total, std::string unit, double eve
 void Progress::advance(int64_t n) {
   done_ += n;
   if (!enabled_) return;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed = launch::seconds_since(start_);
   if (done_ < total_ && elapsed - last_s_ < every_s_) return;
   last_s_ = elapsed;
   logging::info("{}", progress_line(what_, done_, total_, unit_, elapsed));

@@ -6,19 +6,12 @@
 #include <vector>
 
 #include "launch/logging.h"
+#include "launch/seconds.h"
 #include "launch/text_format.h"
 #include "trainer/train/diverged_weights.h"
 #include "trainer/train/exit_codes.h"
 
 namespace train {
-
-namespace {
-
-double seconds_since(Checkpointer::Clock::time_point start) {
-  return std::chrono::duration<double>(Checkpointer::Clock::now() - start).count();
-}
-
-}  // namespace
 
 Checkpointer::Checkpointer(const checkpoint::Checkpoints& checkpoints, const launch::Ranks& ranks,
                            Options options, int64_t last_saved_step, torch::nn::Module& model,
@@ -100,7 +93,7 @@ void Checkpointer::write(checkpoint::TrainState& state, bool best) {
   const auto begin = Clock::now();
   saver_.save(state.step, part, best);
   logging::info("checkpoint of step {}: snapshot in {:.2f} s, written beside training", state.step,
-                seconds_since(begin));
+                launch::seconds_since(begin));
   last_saved_step_ = state.step;
   schedule_.saved(Clock::now());
   outcomes_.checkpoint_began();

@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include "launch/seconds.h"
+
 namespace train {
 namespace {
 
@@ -77,8 +79,7 @@ PhaseTimer::Scope::~Scope() {
   if (timer_.device_events_)
     timer_.device_events_->end();
   else
-    timer_.host_seconds_[static_cast<size_t>(phase_)] +=
-        std::chrono::duration<double>(Clock::now() - start_).count();
+    timer_.host_seconds_[static_cast<size_t>(phase_)] += launch::seconds_since(start_);
 }
 
 std::array<double, kNumPhases> PhaseTimer::take() {

@@ -1,6 +1,7 @@
-// The training job of one rank, top to bottom: set up, then one optimizer
-// step per global batch (train/step.h), then finish. Between steps: the log
-// line, the replicas check, validation, checkpoints and preemption.
+// The training job of one rank, top to bottom: set up (what it holds:
+// train/trainer.h; where it starts: train/trainer_start.cpp), then one
+// optimizer step per global batch (train/step.h), then finish. Between steps:
+// the log line, the replicas check, validation, checkpoints and preemption.
 //
 // Resume state is TrainState (step, epoch, cursor, ...) plus weights and Adam
 // moments: the data order derives from (seed, epoch), dropout from (seed,
@@ -16,213 +17,25 @@
 #include "trainer/train/training.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 
 #include "data_pipeline/batch_plan.h"
-#include "data_pipeline/batcher.h"
-#include "data_pipeline/dataset.h"
 #include "data_pipeline/dataset_identity.h"
-#include "data_pipeline/loader/prefetcher.h"
-#include "launch/file_write.h"
 #include "launch/logging.h"
-#include "launch/ranks.h"
-#include "launch/shared_directory.h"
+#include "launch/seconds.h"
 #include "launch/text_format.h"
-#include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/finished_marker.h"
-#include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
-#include "trainer/checkpoint/train_state.h"
 #include "trainer/distributed/consistency.h"
-#include "trainer/distributed/grad_sync.h"
 #include "trainer/distributed/make_communicator.h"
 #include "trainer/distributed/recorded_communicator.h"
 #include "trainer/runtime/determinism.h"
-#include "trainer/runtime/device.h"
 #include "trainer/runtime/precision.h"
-#include "trainer/task/objective.h"
-#include "trainer/train/checkpointer.h"
 #include "trainer/train/exit_codes.h"
-#include "trainer/train/interval_log.h"
-#include "trainer/train/loss_scaler.h"
-#include "trainer/train/lr_schedule.h"
-#include "trainer/train/numerics_guard.h"
-#include "trainer/train/optimizer.h"
-#include "trainer/train/phase_timer.h"
-#include "trainer/train/preemption.h"
-#include "trainer/train/resume.h"
-#include "trainer/train/run_lock.h"
-#include "trainer/train/step.h"
-#include "trainer/train/step_interval.h"
-#include "trainer/train/step_outcomes.h"
-#include "trainer/train/validation.h"
+#include "trainer/train/run_setup.h"
+#include "trainer/train/trainer.h"
 
 namespace train {
-
-namespace fs = std::filesystem;
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-data::DatasetOptions dataset_options(const config::RunConfig& cfg) {
-  data::DatasetOptions o;
-  o.verify_checksums = cfg.data.verify_checksums;
-  return o;
-}
-
-data::BatcherOptions batcher_options(const config::RunConfig& cfg) {
-  data::BatcherOptions o;
-  o.batch_tokens = cfg.data.batch_tokens;
-  o.max_len = cfg.data.max_len;
-  o.seed = static_cast<uint64_t>(cfg.run.seed);
-  return o;
-}
-
-// This rank's part of each global batch.
-data::PlanOptions plan_options(const config::RunConfig& cfg, const launch::Ranks& ranks) {
-  data::PlanOptions o;
-  o.world_size = ranks.size();
-  o.rank = ranks.rank();
-  o.accum_steps = cfg.train.accum_steps;
-  o.max_steps = cfg.train.max_steps;
-  o.max_epochs = cfg.train.max_epochs;
-  return o;
-}
-
-// train.precision for `device`, with the reason in the log (auto: bf16 where
-// the device has bfloat16 units; runtime/precision.h). Collective: auto is
-// bf16 only where every rank's device has it, so that ranks on nodes of
-// different CPUs or GPUs train alike.
-choices::Precision chosen_precision(choices::Precision setting, const torch::Device& device,
-                                    const launch::Ranks& ranks) {
-  runtime::PrecisionChoice choice = runtime::choose_precision(setting, device);
-  if (setting == choices::Precision::kAuto &&
-      ranks.any(choice.precision != choices::Precision::kBf16) &&
-      choice.precision == choices::Precision::kBf16)
-    choice = {choices::Precision::kFp32, "auto: another rank's device has no bfloat16"};
-  if (choice.precision == choices::Precision::kFp16 && !device.is_cuda())
-    throw std::invalid_argument("train.precision = fp16 needs a CUDA device, not " + device.str() +
-                                " (on CPUs: bf16)");
-  logging::info("precision: {} ({})", runtime::precision_name(choice.precision), choice.reason);
-  if (ranks.any(!choice.warning.empty()) && ranks.is_main())
-    logging::warn("{}", choice.warning.empty() ? "train.precision = bf16 on another rank's CPU, "
-                                                 "which has no bfloat16 instructions: it will "
-                                                 "emulate them and hold the others back"
-                                               : choice.warning);
-  return choice.precision;
-}
-
-// The resolved config (settings::Schema::to_toml: one `key = value` line each)
-// with train.precision = auto replaced by what this run chose, so that the
-// run's config.toml and its checkpoints say how it trained.
-std::string with_precision(std::string toml, choices::Precision precision) {
-  const auto line = [](choices::Precision p) {
-    return "\nprecision = \"" + runtime::precision_name(p) + "\"\n";
-  };
-  const std::string asked = line(choices::Precision::kAuto);
-  const size_t at = toml.find(asked);
-  if (at != std::string::npos) toml.replace(at, asked.size(), line(precision));
-  return toml;
-}
-
-// The model as configured, initialised from run.seed (rank 0's initialisation
-// is broadcast to all ranks at the start), on `device`. On a CPU the host
-// holds what training keeps beside the weights: their gradients and Adam's
-// two moments, the moments counted only where the rank updates them all
-// (a sharded update keeps a share: at least none). A lower bound: the
-// activations and a background save's snapshot come on top.
-task::TaskModel initialised_model(const config::RunConfig& cfg, const data::Manifest& manifest,
-                                  const torch::Device& device, bool sharded) {
-  torch::manual_seed(static_cast<uint64_t>(cfg.run.seed));
-  const int copies = device.is_cpu() ? (sharded ? 2 : 4) : 1;
-  task::TaskModel model = task::make_task_model(cfg, manifest, copies);
-  model.module().to(device);
-  return model;
-}
-
-// Everything of one rank's training job, built in the constructor in the
-// order below; run() is the loop.
-class Trainer {
- public:
-  Trainer(const config::RunConfig& cfg, const std::string& resolved_toml, const std::string& resume,
-          const launch::ProcessInfo& process, Watchdog& watchdog, PreemptionSignals& signals);
-  int run();
-
- private:
-  // Where training starts: a checkpoint's state, or a fresh one.
-  struct Start {
-    checkpoint::TrainState state;
-    int64_t checkpoint_step = -1;  // the checkpoint resumed from; -1: none
-  };
-  std::unique_ptr<RunLock> lock_run_directory();
-  Start start_or_resume(const std::string& resume);
-  distributed::GradSyncOptions grad_sync_options() const;
-  void warn_about_settings() const;
-  void log_setup() const;
-  bool validate();  // false: early stop (patience exhausted)
-  // What this rank writes of a checkpoint of `state` (Checkpointer::RankPart).
-  checkpoint::CheckpointPart rank_part(checkpoint::TrainState& state);
-  int stop_preempted();
-
-  // ---- the ranks, their device and communicator (each needs the ones before) ----
-  const Clock::time_point built_at_ = Clock::now();  // timed saves count from here
-  const config::RunConfig& cfg_;
-  const launch::Ranks ranks_;
-  const launch::ProcessInfo process_;          // this rank's place: host, ranks on its node
-  const runtime::DeviceChoice device_choice_;  // device and backend, agreed by all ranks
-  const torch::Device device_;
-  const choices::Precision precision_;    // train.precision, auto decided for device_
-  const std::string resolved_toml_;       // with the precision chosen (config.toml, checkpoints)
-  distributed::FlightRecorder recorder_;  // comm_'s last collectives, for the watchdog
-  const std::unique_ptr<distributed::Communicator> comm_;
-  const fs::path run_dir_;
-  Watchdog& watchdog_;
-  const Watchdog::Watching comm_watch_;  // while it lives, a peer's failure ends the job
-  PreemptionSignals& signals_;
-
-  // ---- data, model, Adam, what decides when ----
-  const data::Dataset train_set_;
-  const data::Batcher batcher_;
-  const std::unique_ptr<data::Dataset> valid_set_;  // null: no validation (train.valid_every 0)
-  const std::unique_ptr<Validator> validator_;
-  task::TaskModel model_;
-  const std::unique_ptr<task::Objective> objective_;  // the model's loss
-  const std::vector<torch::Tensor> params_;
-  torch::optim::Adam adam_;  // the whole model's: checkpoints hold its state
-  const LrSchedule schedule_;
-  const checkpoint::Checkpoints checkpoints_;
-  const checkpoint::RunIdentity identity_;
-  NumericsGuard guard_;
-  PhaseTimer phases_;
-  const StepInterval replica_check_;  // dist.check_every
-
-  // ---- the start: the run directory locked before anything is written there;
-  // then the state resumed (weights, Adam's moments) or fresh ----
-  const std::unique_ptr<RunLock> lock_;  // rank 0's: this job owns the run directory
-  const Start start_;
-  checkpoint::TrainState state_;  // saved in state.json
-
-  // ---- built on the started state ----
-  // GradSync moves the parameters into its buckets and shards Adam's moments:
-  // after they are loaded. The rest continue the saved loss scale and log interval.
-  distributed::GradSync grad_sync_;
-  Optimizer optimizer_;  // steps adam_, or this rank's shard of it
-  LossScaler loss_scaler_;
-  IntervalLog log_;
-  const std::unique_ptr<MetricsLog> valid_metrics_;  // rank 0's valid.jsonl
-  StepOutcomes outcomes_;
-  Checkpointer checkpointer_;
-  TrainStep train_step_;
-  data::Prefetcher batches_;  // the global batches from the started state on
-};
 
 Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                  const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
@@ -289,73 +102,6 @@ Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
                static_cast<size_t>(cfg.data.prefetch), /*pin_memory=*/device_.is_cuda()) {
   log_.sums() = state_.log_window;
   warn_about_settings();
-}
-
-// The run directory's lock before anything is written there; all ranks stop if it is held.
-std::unique_ptr<RunLock> Trainer::lock_run_directory() {
-  std::unique_ptr<RunLock> lock;
-  launch::on_main(ranks_, [&] {
-    launch::make_directories(run_dir_, "the run directory (run.out_dir / run.name)");
-    lock = std::make_unique<RunLock>(run_dir_.string());
-  });
-  // Before any training: a run directory only rank 0's node sees would fail
-  // only at the first resume, on the other nodes.
-  launch::require_shared_directory(ranks_, process_.node, run_dir_.string(),
-                                   "the run directory (run.out_dir / run.name)");
-  return lock;
-}
-
-Trainer::Start Trainer::start_or_resume(const std::string& resume) {
-  Start start;
-  // Rank 0 picks the checkpoint (verifying checksums); all load the same one.
-  std::string chosen;
-  int64_t chosen_step = -1;
-  launch::on_main(ranks_, [&] {  // a refusal ends every rank alike (exit 1), not MPI_Abort
-    checkpoints_.remove_temporaries();
-    chosen = choose_checkpoint(checkpoints_, resume);
-    if (!chosen.empty())
-      chosen_step =
-          checkpoint::CheckpointState::from_json(checkpoint::read_checkpoint_state(chosen))
-              .train.step;
-  });
-  chosen_step = ranks_.broadcast(chosen_step);
-  if (chosen_step >= 0 && !ranks_.is_main())
-    chosen = resume_from_run(resume) ? checkpoints_.path_of(chosen_step) : resume;
-
-  if (chosen_step >= 0) {
-    const auto begin = Clock::now();
-    const nlohmann::json saved = checkpoint::read_checkpoint_state(chosen);
-    const checkpoint::CheckpointState resumed = checkpoint::CheckpointState::from_json(saved);
-    // A checkpoint from before content ids named its dataset by the manifest's sha256.
-    const bool same_manifest = data::names_manifest(cfg_.data.dir, resumed.run.dataset_id);
-    check_resume_compatible(chosen, saved, resolved_toml_,
-                            same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
-    checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
-    checkpoint::load_optimizer_state(adam_, model_.module(), chosen);
-    start = {resumed.train, chosen_step};
-    logging::info(
-        "resuming from {} (step {}, epoch {}, batch {} of the epoch; saved by {} ranks "
-        "x {} accumulation steps; loaded in {:.1f} s)",
-        chosen, start.state.step, start.state.epoch, start.state.cursor, resumed.run.world_size,
-        resumed.run.accum_steps, seconds_since(begin));
-    if (start.state.window < 0)
-      logging::warn(
-          "{} was saved before batches came from windows of the shuffled split: the rest of "
-          "epoch {} skips its first {} batches of the new order, which is not the order it "
-          "began with (some examples of the epoch are seen twice, others not)",
-          chosen, start.state.epoch, start.state.cursor);
-  }
-  // The start is settled and fits: only now is the run directory changed.
-  launch::on_main(ranks_, [&] {
-    const std::string aside = checkpoints_.set_aside_after(chosen_step);
-    if (!aside.empty())
-      logging::warn("training from {}: the run's checkpoints of later steps moved to {}",
-                    chosen_step >= 0 ? "step " + std::to_string(chosen_step) : "the start", aside);
-    launch::write_file(run_dir_ / "config.toml", resolved_toml_);
-    checkpoint::clear_finished(run_dir_.string());
-  });
-  distributed::broadcast_parameters(params_, *comm_);  // a fresh start: rank 0's initialisation
-  return start;
 }
 
 distributed::GradSyncOptions Trainer::grad_sync_options() const {
@@ -513,11 +259,9 @@ int Trainer::run() {
   checkpointer_.finish(state_);
   if (ranks_.is_main()) checkpoint::mark_finished(run_dir_.string(), state_.step);
   logging::info("training done: {} steps, {} epochs, {:.0f} s", state_.step, state_.epoch,
-                seconds_since(start));
+                launch::seconds_since(start));
   return kExitDone;
 }
-
-}  // namespace
 
 int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
                  const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "launch/logging.h"
+#include "launch/seconds.h"
 #include "trainer/train/exit_codes.h"
 
 namespace train {
@@ -20,8 +21,6 @@ std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof(name) - 1) == 0 ? name : "(unknown host)";
 }
-
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 // Runs `action` on a thread of its own and waits for it at most `grace`
 // seconds: false when it has not returned by then (it is left running; the
@@ -95,7 +94,7 @@ void Watchdog::run() {
   const auto poll = std::chrono::duration<double>(timeout_ > 0 ? std::min(1.0, timeout_ / 4) : 1.0);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_cv_.wait_for(lock, poll, [this] { return stop_; })) {
-    const double stuck = seconds(Clock::now() - since_);
+    const double stuck = launch::seconds_since(since_);
     if (timeout_ > 0 && stuck > timeout_)
       end_job(kExitWatchdog,
               text::format("watchdog: {} has been in '{}' of step {} for {:.0f} s "

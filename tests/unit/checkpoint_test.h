@@ -1,0 +1,31 @@
+// A GoogleTest fixture for checkpoint tests: a fresh directory (dir_) with a
+// run in it (run(), its checkpoints()) and a small model whose Adam has taken
+// a step, so that its optimizer state holds moments.
+#pragma once
+#include <filesystem>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "tests/unit/temp_dir_test.h"
+
+namespace test_util {
+
+class CheckpointTest : public TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    torch::manual_seed(0);
+    // One Adam step, so that optimizer.pt holds moments.
+    linear_(torch::randn({4, 3})).sum().backward();
+    adam_.step();
+  }
+
+  std::string run() const { return (dir_ / "run").string(); }
+  std::filesystem::path checkpoints() const { return dir_ / "run" / "checkpoints"; }
+
+  torch::nn::Linear linear_{3, 2};
+  torch::optim::Adam adam_{linear_->parameters(), torch::optim::AdamOptions(1e-3)};
+};
+
+}  // namespace test_util

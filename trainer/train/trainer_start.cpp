@@ -1,0 +1,89 @@
+// The Trainer's start (train/trainer.h): the run directory locked before
+// anything is written there, then the state resumed from a checkpoint (its
+// weights and Adam's moments) or a fresh one, the same on every rank.
+#include "trainer/train/trainer.h"
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "data_pipeline/dataset_identity.h"
+#include "launch/file_write.h"
+#include "launch/logging.h"
+#include "launch/seconds.h"
+#include "launch/shared_directory.h"
+#include "trainer/checkpoint/finished_marker.h"
+#include "trainer/checkpoint/optimizer_state.h"
+#include "trainer/checkpoint/state_dict.h"
+#include "trainer/train/resume.h"
+
+namespace train {
+
+// The run directory's lock before anything is written there; all ranks stop if it is held.
+std::unique_ptr<RunLock> Trainer::lock_run_directory() {
+  std::unique_ptr<RunLock> lock;
+  launch::on_main(ranks_, [&] {
+    launch::make_directories(run_dir_, "the run directory (run.out_dir / run.name)");
+    lock = std::make_unique<RunLock>(run_dir_.string());
+  });
+  // Before any training: a run directory only rank 0's node sees would fail
+  // only at the first resume, on the other nodes.
+  launch::require_shared_directory(ranks_, process_.node, run_dir_.string(),
+                                   "the run directory (run.out_dir / run.name)");
+  return lock;
+}
+
+Trainer::Start Trainer::start_or_resume(const std::string& resume) {
+  Start start;
+  // Rank 0 picks the checkpoint (verifying checksums); all load the same one.
+  std::string chosen;
+  int64_t chosen_step = -1;
+  launch::on_main(ranks_, [&] {  // a refusal ends every rank alike (exit 1), not MPI_Abort
+    checkpoints_.remove_temporaries();
+    chosen = choose_checkpoint(checkpoints_, resume);
+    if (!chosen.empty())
+      chosen_step =
+          checkpoint::CheckpointState::from_json(checkpoint::read_checkpoint_state(chosen))
+              .train.step;
+  });
+  chosen_step = ranks_.broadcast(chosen_step);
+  if (chosen_step >= 0 && !ranks_.is_main())
+    chosen = resume_from_run(resume) ? checkpoints_.path_of(chosen_step) : resume;
+
+  if (chosen_step >= 0) {
+    const auto begin = Clock::now();
+    const nlohmann::json saved = checkpoint::read_checkpoint_state(chosen);
+    const checkpoint::CheckpointState resumed = checkpoint::CheckpointState::from_json(saved);
+    // A checkpoint from before content ids named its dataset by the manifest's sha256.
+    const bool same_manifest = data::names_manifest(cfg_.data.dir, resumed.run.dataset_id);
+    check_resume_compatible(chosen, saved, resolved_toml_,
+                            same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
+    checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
+    checkpoint::load_optimizer_state(adam_, model_.module(), chosen);
+    start = {resumed.train, chosen_step};
+    logging::info(
+        "resuming from {} (step {}, epoch {}, batch {} of the epoch; saved by {} ranks "
+        "x {} accumulation steps; loaded in {:.1f} s)",
+        chosen, start.state.step, start.state.epoch, start.state.cursor, resumed.run.world_size,
+        resumed.run.accum_steps, launch::seconds_since(begin));
+    if (start.state.window < 0)
+      logging::warn(
+          "{} was saved before batches came from windows of the shuffled split: the rest of "
+          "epoch {} skips its first {} batches of the new order, which is not the order it "
+          "began with (some examples of the epoch are seen twice, others not)",
+          chosen, start.state.epoch, start.state.cursor);
+  }
+  // The start is settled and fits: only now is the run directory changed.
+  launch::on_main(ranks_, [&] {
+    const std::string aside = checkpoints_.set_aside_after(chosen_step);
+    if (!aside.empty())
+      logging::warn("training from {}: the run's checkpoints of later steps moved to {}",
+                    chosen_step >= 0 ? "step " + std::to_string(chosen_step) : "the start", aside);
+    launch::write_file(run_dir_ / "config.toml", resolved_toml_);
+    checkpoint::clear_finished(run_dir_.string());
+  });
+  distributed::broadcast_parameters(params_, *comm_);  // a fresh start: rank 0's initialisation
+  return start;
+}
+
+}  // namespace train
