@@ -109,7 +109,11 @@ void Schema::set_from_text(Entry& entry, const std::string& text, const std::str
       [&](auto& field) {
         using T = std::decay_t<decltype(field)>;
         if constexpr (std::is_same_v<T, Named>) {
-          field.set(text);
+          try {
+            field.set(text);
+          } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(where + ": " + name + ": " + e.what());
+          }
         } else if constexpr (std::is_same_v<T, std::string*> || std::is_same_v<T, fs::path*>) {
           *field = text;
         } else if constexpr (std::is_same_v<T, bool*>) {
@@ -270,7 +274,8 @@ std::string Schema::type_label(const Entry& entry) {
     for (const auto& c : entry.choices) label += (label.empty() ? "{" : ",") + c;
     return label + "}";
   }
-  static const char* labels[] = {"INT", "FLOAT", "BOOL", "TEXT", "PATH"};  // Named: choices
+  if (const auto* named = std::get_if<Named>(&entry.field)) return named->type_name;
+  static const char* labels[] = {"INT", "FLOAT", "BOOL", "TEXT", "PATH"};
   return labels[entry.field.index()];
 }
 
@@ -337,12 +342,16 @@ std::string Schema::to_markdown() const {
           << "| key | type or values | default | meaning |\n|---|---|---|---|\n";
       current = section;
     }
-    std::string meaning;  // the help, '|' and '<' escaped (a table cell, not HTML)
-    for (const char c : entry.help) {
-      if (c == '|' || c == '<') meaning += '\\';
-      meaning += c;
-    }
-    std::string values = type_label(entry);
+    const auto cell = [](const std::string& text) {  // '|' and '<' escaped: a cell, not HTML
+      std::string escaped;
+      for (const char c : text) {
+        if (c == '|' || c == '<') escaped += '\\';
+        escaped += c;
+      }
+      return escaped;
+    };
+    const std::string meaning = cell(entry.help);
+    std::string values = cell(type_label(entry));
     if (!entry.choices.empty()) {
       values.clear();
       for (const auto& c : entry.choices) values += (values.empty() ? "`" : ", `") + c + "`";

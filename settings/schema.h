@@ -53,6 +53,18 @@ class Schema {
     add_entry(key, std::move(named), help, std::move(choices));
   }
 
+  // A value with forms of its own (`latest|best|DIR`): read by `parse`, which
+  // throws std::invalid_argument saying what is wanted, written by `print`.
+  template <typename T, typename Parse, typename Print>
+  void add(const std::string& key, T* field, const std::string& help,
+           const std::string& type_name, Parse parse, Print print) {
+    Named named;
+    named.set = [field, parse](const std::string& text) { *field = parse(text); };
+    named.get = [field, print] { return std::invoke(print, *field); };
+    named.type_name = type_name;
+    add_entry(key, std::move(named), help);
+  }
+
   // A second command-line name for a key ("--threads" for train.threads).
   void add_alias(const std::string& key, const std::string& option);
   // A key that has no default: apply_cli() fails when neither the file nor
@@ -77,8 +89,9 @@ class Schema {
 
  private:
   struct Named {
-    std::function<void(const std::string&)> set;  // called with one of the choices
+    std::function<void(const std::string&)> set;  // called with one of the choices, if any
     std::function<std::string()> get;
+    std::string type_name;  // without choices: the forms of its text
   };
   using Field = std::variant<int64_t*, double*, bool*, std::string*, std::filesystem::path*, Named>;
   struct Entry {

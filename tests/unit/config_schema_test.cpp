@@ -253,6 +253,51 @@ TEST(Schema, FlagsRequiredKeysAndHowAKeyWasGiven) {
   }
 }
 
+// A value with forms of its own, read and written by the program's functions:
+// "N%" as a share. Parsed from a file and from the command line (which
+// wins), written back in its own form; a bad form is refused naming where,
+// the key and what the parser wants.
+TEST(Schema, AValueWithFormsOfItsOwn) {
+  struct Share {
+    double value = 0.5;
+  };
+  const auto parse_share = [](const std::string& text) {
+    if (text.empty() || text.back() != '%') throw std::invalid_argument("give a percentage");
+    return Share{std::stod(text.substr(0, text.size() - 1)) / 100};
+  };
+  const auto print_share = [](const Share& share) {
+    std::ostringstream out;
+    out << share.value * 100 << "%";
+    return out.str();
+  };
+  const auto parsed = [&](Share& share, const std::string& file, std::vector<std::string> args) {
+    settings::Schema schema;
+    schema.add("data.share", &share, "share of the data", "N%", parse_share, print_share);
+    CLI::App app;
+    schema.add_to_cli(app);
+    EXPECT_NE(app.help().find("--data.share N%=50%"), std::string::npos) << app.help();
+    if (!file.empty()) schema.load_toml(file);
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
+    schema.apply_cli();
+    return schema.to_toml();
+  };
+  const auto file = write_toml("share.toml", "[data]\nshare = \"20%\"\n");
+  Share share;
+  EXPECT_EQ(parsed(share, file, {}), "[data]\nshare = \"20%\"\n");
+  EXPECT_DOUBLE_EQ(share.value, 0.2);
+  Share overridden;
+  parsed(overridden, file, {"--data.share", "75%"});
+  EXPECT_DOUBLE_EQ(overridden.value, 0.75);
+  try {
+    Share refused;
+    parsed(refused, "", {"--data.share", "0.3"});
+    FAIL() << "a share without % was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "command line: --data.share: give a percentage");
+  }
+}
+
 void expect_error(const std::vector<std::string>& args, const std::string& needle) {
   CLI::App app;
   config::RunConfigOptions opts(app);

@@ -109,7 +109,7 @@ TEST_F(Checkpoints, PathOfAndListSortByStepNotByText) {
   EXPECT_EQ(names(c),
             (std::vector<std::string>{"step_00000009", "step_00000010", "step_00000100"}));
   EXPECT_EQ(c.path_of(10), fs::canonical(checkpoints() / "step_00000010").string());
-  EXPECT_EQ(c.resolve("latest"), c.path_of(10));  // the last saved, not the highest step
+  EXPECT_EQ(c.resolve(checkpoint::CheckpointChoice::parse("latest")), c.path_of(10));  // the last saved, not the highest step
 }
 
 TEST_F(Checkpoints, ListSkipsLinksTemporariesAndOtherFiles) {
@@ -129,8 +129,8 @@ TEST_F(Checkpoints, KeepLastPrunesTheOldestButSparesTheBest) {
   for (int64_t step = 2; step <= 5; ++step) save(c, step);
   EXPECT_EQ(names(c),
             (std::vector<std::string>{"step_00000001", "step_00000004", "step_00000005"}));
-  EXPECT_EQ(c.resolve("best"), c.path_of(1));
-  EXPECT_EQ(c.resolve("latest"), c.path_of(5));
+  EXPECT_EQ(c.resolve(checkpoint::CheckpointChoice::parse("best")), c.path_of(1));
+  EXPECT_EQ(c.resolve(checkpoint::CheckpointChoice::parse("latest")), c.path_of(5));
 
   c.mark_best(c.path_of(5));  // a new best, among the newest 2: the old one is pruned at the next save
   save(c, 6);
@@ -152,8 +152,8 @@ TEST_F(Checkpoints, ASaveThatIsTheNewBestPrunesTheOldBest) {
   const std::string three = c.begin_save(3);
   c.commit(3, three, c.write_part(snapshot_of(3, {{"step", 3}}), three), /*best=*/true);
   EXPECT_EQ(names(c), std::vector<std::string>{"step_00000003"});
-  EXPECT_EQ(c.resolve("best"), c.path_of(3));
-  EXPECT_EQ(c.resolve("latest"), c.path_of(3));
+  EXPECT_EQ(c.resolve(checkpoint::CheckpointChoice::parse("best")), c.path_of(3));
+  EXPECT_EQ(c.resolve(checkpoint::CheckpointChoice::parse("latest")), c.path_of(3));
 }
 
 TEST_F(Checkpoints, SavingTheSameStepAgainReplacesIt) {
@@ -166,13 +166,13 @@ TEST_F(Checkpoints, SavingTheSameStepAgainReplacesIt) {
 
 TEST_F(Checkpoints, ResolveNamesWhatIsMissing) {
   const checkpoint::Checkpoints c(run());
-  expect_mentions(error_of([&] { c.resolve("latest"); }),
+  expect_mentions(error_of([&] { c.resolve(checkpoint::CheckpointChoice::parse("latest")); }),
                   {(checkpoints() / "latest").string(), "does not exist"});
   save(c, 1);
-  expect_mentions(error_of([&] { c.resolve("best"); }), {(checkpoints() / "best").string()});
+  expect_mentions(error_of([&] { c.resolve(checkpoint::CheckpointChoice::parse("best")); }), {(checkpoints() / "best").string()});
   const std::string elsewhere = (dir_ / "elsewhere").string();
-  expect_mentions(error_of([&] { c.resolve(elsewhere); }), {elsewhere, "does not exist"});
-  EXPECT_EQ(c.resolve(c.path_of(1)), c.path_of(1));
+  expect_mentions(error_of([&] { c.resolve(checkpoint::CheckpointChoice::parse(elsewhere)); }), {elsewhere, "does not exist"});
+  EXPECT_EQ(c.resolve(checkpoint::CheckpointChoice::parse(c.path_of(1))), c.path_of(1));
 }
 
 TEST_F(Checkpoints, RemoveTemporariesRemovesOnlyDotNamedLeftovers) {

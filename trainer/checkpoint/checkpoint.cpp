@@ -243,8 +243,11 @@ std::vector<std::string> Checkpoints::list() const {
   return found;
 }
 
-std::string Checkpoints::resolve(const std::string& which) const {
-  if (which == "latest" || which == "best") {
+std::string Checkpoints::resolve(const CheckpointChoice& choice) const {
+  if (choice.kind == CheckpointChoice::Kind::kNone)
+    throw std::logic_error("a fresh start resolves to no checkpoint");
+  const std::string which = choice.text();
+  if (choice.of_run()) {
     // A link whose target went between reading the link and reaching the
     // directory (a run saving and pruning every few milliseconds) points
     // elsewhere by now: read it again.
@@ -255,8 +258,9 @@ std::string Checkpoints::resolve(const std::string& which) const {
     if (target.empty())
       throw std::runtime_error(
           "no " + which + " checkpoint: " + (fs::path(dir_) / which).string() + " does not exist" +
-          (which == "best" ? " (the best is marked by validation: train.valid_every > 0)"
-                           : " (the run has saved no checkpoint yet)"));
+          (choice.kind == CheckpointChoice::Kind::kBest
+               ? " (the best is marked by validation: train.valid_every > 0)"
+               : " (the run has saved no checkpoint yet)"));
     return target;
   }
   const std::string example = (fs::path(dir_) / "step_00001000").string();

@@ -28,6 +28,7 @@
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
 
+#include "trainer/checkpoint/checkpoint_choice.h"
 #include "trainer/checkpoint/snapshot.h"
 
 namespace checkpoint {
@@ -67,9 +68,9 @@ class Checkpoints {
   // Returns the directory they went to, "" when there were none.
   std::string set_aside_after(int64_t step) const;
 
-  // "latest", "best" or a checkpoint directory path -> that directory; throws
-  // naming what was looked for when there is none.
-  std::string resolve(const std::string& which) const;
+  // latest, best or a checkpoint directory -> that directory; throws naming
+  // what was looked for when there is none (none: std::logic_error).
+  std::string resolve(const CheckpointChoice& which) const;
 
   std::string path_of(int64_t step) const;  // <dir>/step_<step>, canonical
 

@@ -217,6 +217,13 @@ RunConfig read_run_config(const std::string& toml_path) {
   return cfg;
 }
 
+std::string to_toml(const RunConfig& cfg) {
+  RunConfig copy = cfg;  // the schema binds the fields it reads
+  settings::Schema schema;
+  copy.bind(schema);
+  return schema.to_toml();
+}
+
 RunConfigOptions::RunConfigOptions(CLI::App& app) {
   config_.bind(schema_);
   // evaluate's names for the same settings, so both programs take them.

@@ -100,6 +100,8 @@ struct RunConfig {
 
 // The config a run saved (<run>/config.toml), for jobs that follow training.
 RunConfig read_run_config(const std::string& toml_path);
+// `cfg` as TOML, every key of every section, as read_run_config reads it.
+std::string to_toml(const RunConfig& cfg);
 
 // A RunConfig read from `--config file.toml` and `--section.key value`
 // overrides. Usage:  RunConfigOptions opts(app); app.parse(argc, argv); opts.resolve();

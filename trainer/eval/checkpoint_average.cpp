@@ -11,7 +11,8 @@ namespace eval {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> select_checkpoints(const std::string& run_dir, const std::string& which,
+std::vector<std::string> select_checkpoints(const std::string& run_dir,
+                                            const checkpoint::CheckpointChoice& which,
                                             int64_t average_last) {
   if (average_last < 1) throw std::invalid_argument("--average-last must be at least 1");
   const checkpoint::Checkpoints checkpoints(run_dir);
@@ -27,7 +28,8 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir, const st
     const int64_t available = end - all.begin() + 1;
     // `latest` resolved, yet newer checkpoints listed: the run saved and
     // pruned between the two reads, so the older ones went while read.
-    if (which == "latest" && available < average_last && end + 1 != all.end())
+    if (which.kind == checkpoint::CheckpointChoice::Kind::kLatest && available < average_last &&
+        end + 1 != all.end())
       throw std::runtime_error(
           removed_while_read("before " + last + " (" + std::to_string(average_last) + " wanted)"));
     if (available < average_last)

@@ -2,10 +2,10 @@
 // last N (the paper averages the last 5 checkpoints for base models and the
 // last 20 for big ones, section 6.1).
 //
-//   select_checkpoints(run, "latest", 5)  -> the 5 newest checkpoints, oldest first
-//   select_checkpoints(run, "best", 1)    -> the best by validation loss
-//   select_checkpoints(run, "runs/x/checkpoints/step_00004000", 3)
-//                                          -> steps 2000, 3000, 4000 (if they exist)
+//   select_checkpoints(run, latest, 5)  -> the 5 newest checkpoints, oldest first
+//   select_checkpoints(run, best, 1)    -> the best by validation loss
+//   select_checkpoints(run, runs/x/checkpoints/step_00004000, 3)
+//                                        -> steps 2000, 3000, 4000 (if they exist)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -13,12 +13,15 @@
 
 #include <torch/torch.h>
 
+#include "trainer/checkpoint/checkpoint_choice.h"
+
 namespace eval {
 
-// `which` is "latest", "best" or a checkpoint directory; the N checkpoints of
+// `which` is latest, best or a checkpoint directory; the N checkpoints of
 // the run ending at it, oldest first. Each is verified (SHA256SUMS). Errors
 // name what is missing, e.g. fewer than N checkpoints up to `which`.
-std::vector<std::string> select_checkpoints(const std::string& run_dir, const std::string& which,
+std::vector<std::string> select_checkpoints(const std::string& run_dir,
+                                            const checkpoint::CheckpointChoice& which,
                                             int64_t average_last);
 
 // The error for a checkpoint that a run still in training pruned while it

@@ -13,12 +13,22 @@ namespace eval {
 
 namespace {
 
+// --resume's words but none: evaluate scores a checkpoint.
+checkpoint::CheckpointChoice scored_checkpoint(const std::string& text) {
+  const auto choice = checkpoint::CheckpointChoice::parse(text);
+  if (choice.kind == checkpoint::CheckpointChoice::Kind::kNone)
+    throw std::invalid_argument("give latest, best or a checkpoint directory (none is a fresh "
+                                "start: no weights to score)");
+  return choice;
+}
+
 void bind(settings::Schema& schema, EvaluateOptions& o) {
   settings::Section run(schema, "run");
   run("dir", "run", &o.run_dir, "the run directory (<run.out_dir>/<run.name>)");
   run("data", "data", &o.data_dir, "the dataset directory (default: the run's data.dir)");
   run("checkpoint", "checkpoint", &o.checkpoint,
-      "latest, best or a checkpoint directory (the words of the trainer's --resume)");
+      "latest, best or a checkpoint directory (the words of the trainer's --resume)",
+      "latest|best|DIR", scored_checkpoint, &checkpoint::CheckpointChoice::text);
   run("average_last", "average-last", &o.average_last,
       "average the weights of the last N checkpoints up to --checkpoint");
   run("save_weights", "save-weights", &o.save_weights,

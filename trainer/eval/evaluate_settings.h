@@ -17,6 +17,7 @@
 #include <string>
 
 #include "settings/schema.h"
+#include "trainer/checkpoint/checkpoint_choice.h"
 #include "trainer/choices/compute.h"
 #include "trainer/eval/evaluation.h"
 
@@ -29,7 +30,7 @@ namespace eval {
 struct EvaluateOptions {
   std::filesystem::path run_dir;  // runs/<name>: config.toml and checkpoints/
   std::filesystem::path data_dir;  // empty: the run's data.dir
-  std::string checkpoint = "latest";  // latest, best or a checkpoint directory
+  checkpoint::CheckpointChoice checkpoint;  // latest, best or a checkpoint directory
   int64_t average_last = 1;
   std::filesystem::path save_weights;  // also write the (averaged) weights here
   bool watch = false;                  // score every checkpoint as it appears

@@ -21,15 +21,12 @@ std::string text(const toml::node* node) {
 
 }  // namespace
 
-bool resume_from_run(const std::string& resume) {
-  return resume == "latest" || resume == "auto" || resume == "best";
-}
-
 std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
-                              const std::string& resume) {
-  if (resume == "none") return "";
+                              const checkpoint::CheckpointChoice& resume) {
+  using Kind = checkpoint::CheckpointChoice::Kind;
+  if (resume.kind == Kind::kNone) return "";
   std::string why;
-  if (resume == "latest" || resume == "auto") {
+  if (resume.kind == Kind::kLatest) {
     const auto all = checkpoints.list();
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
       if (checkpoint::verify_checkpoint(*it, &why)) return *it;
@@ -41,10 +38,10 @@ std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
   try {
     chosen = checkpoints.resolve(resume);
   } catch (const std::exception& e) {
-    throw std::runtime_error("--resume " + resume + ": " + e.what());
+    throw std::runtime_error("--resume " + resume.text() + ": " + e.what());
   }
   if (!checkpoint::verify_checkpoint(chosen, &why))
-    throw std::runtime_error("--resume " + resume + ": checkpoint " + chosen +
+    throw std::runtime_error("--resume " + resume.text() + ": checkpoint " + chosen +
                              " fails verification: " + why);
   return chosen;
 }

@@ -25,11 +25,7 @@ namespace train {
 
 // The checkpoint directory to resume from, "" for a fresh start.
 std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
-                              const std::string& resume);
-
-// True when `resume` names a checkpoint of this run (latest, auto, best), so
-// every rank finds it as <run>/checkpoints/step_<step>.
-bool resume_from_run(const std::string& resume);
+                              const checkpoint::CheckpointChoice& resume);
 
 // saved_state: checkpoint_dir's state.json; current_toml: this run's resolved
 // config. The refusal names the checkpoint and the ways on.

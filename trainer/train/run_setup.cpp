@@ -50,14 +50,9 @@ choices::Precision chosen_precision(choices::Precision setting, const torch::Dev
   return choice.precision;
 }
 
-std::string with_precision(std::string toml, choices::Precision precision) {
-  const auto line = [](choices::Precision p) {
-    return "\nprecision = \"" + runtime::precision_name(p) + "\"\n";
-  };
-  const std::string asked = line(choices::Precision::kAuto);
-  const size_t at = toml.find(asked);
-  if (at != std::string::npos) toml.replace(at, asked.size(), line(precision));
-  return toml;
+std::string saved_config(config::RunConfig cfg, choices::Precision precision) {
+  cfg.train.precision = precision;
+  return config::to_toml(cfg);
 }
 
 // On a CPU the host holds what training keeps beside the weights: their

@@ -29,10 +29,10 @@ data::PlanOptions plan_options(const config::RunConfig& cfg, const launch::Ranks
 choices::Precision chosen_precision(choices::Precision setting, const torch::Device& device,
                                     const launch::Ranks& ranks);
 
-// The resolved config (settings::Schema::to_toml: one `key = value` line each)
-// with train.precision = auto replaced by what this run chose, so that the
-// run's config.toml and its checkpoints say how it trained.
-std::string with_precision(std::string toml, choices::Precision precision);
+// The config as the run saves it (config.toml, each checkpoint's state), with
+// train.precision = auto replaced by what this run chose, so that they say
+// how it trained.
+std::string saved_config(config::RunConfig cfg, choices::Precision precision);
 
 // The model as configured, initialised from run.seed (rank 0's initialisation
 // is broadcast to all ranks at the start), on `device`. `sharded`: the rank

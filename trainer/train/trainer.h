@@ -49,7 +49,7 @@ namespace train {
 // order below; run() is the loop.
 class Trainer {
  public:
-  Trainer(const config::RunConfig& cfg, const std::string& resolved_toml, const std::string& resume,
+  Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoice& resume,
           const launch::ProcessInfo& process, Watchdog& watchdog, PreemptionSignals& signals);
   int run();
 
@@ -61,7 +61,7 @@ class Trainer {
     int64_t checkpoint_step = -1;  // the checkpoint resumed from; -1: none
   };
   std::unique_ptr<RunLock> lock_run_directory();
-  Start start_or_resume(const std::string& resume);
+  Start start_or_resume(const checkpoint::CheckpointChoice& resume);
   distributed::GradSyncOptions grad_sync_options() const;
   void warn_about_settings() const;
   void log_setup() const;

@@ -63,13 +63,21 @@ int main(int argc, char** argv) {
 
   CLI::App app{"Train the Transformer (run under mpirun for several ranks)"};
   config::RunConfigOptions options(app);
-  std::string resume = "latest";
-  app.add_option("--resume", resume,
-                 "latest: the run's newest checkpoint that verifies, else a fresh start ('auto' "
-                 "is the same); best: the run's best; none: a fresh start; or a checkpoint "
-                 "directory (the words of evaluate's --checkpoint)")
+  auto resume = checkpoint::CheckpointChoice::latest();
+  app.add_option_function<std::string>(
+         "--resume",
+         [&resume](const std::string& text) {
+           try {
+             resume = checkpoint::CheckpointChoice::parse(text);
+           } catch (const std::invalid_argument& e) {
+             throw std::invalid_argument(std::string("--resume: ") + e.what());
+           }
+         },
+         "latest: the run's newest checkpoint that verifies, else a fresh start ('auto' is the "
+         "same); best: the run's best; none: a fresh start; or a checkpoint directory (the words "
+         "of evaluate's --checkpoint)")
       ->type_name("latest|best|none|DIR")
-      ->capture_default_str()
+      ->default_str(resume.text())
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a script's default, then yours
   bool reference = false;
   app.add_flag("--config-reference", reference,
@@ -100,7 +108,7 @@ int main(int argc, char** argv) {
   logging::info("resolved config:\n{}", options.to_toml());
   int code = train::kExitFailed;
   try {
-    code = train::run_training(cfg, options.to_toml(), resume, process.info(), watchdog, signals);
+    code = train::run_training(cfg, resume, process.info(), watchdog, signals);
   } catch (const std::exception& e) {
     if (process.info().world_size == 1) {
       logging::error("{}", e.what());

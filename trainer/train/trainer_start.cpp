@@ -33,7 +33,7 @@ std::unique_ptr<RunLock> Trainer::lock_run_directory() {
   return lock;
 }
 
-Trainer::Start Trainer::start_or_resume(const std::string& resume) {
+Trainer::Start Trainer::start_or_resume(const checkpoint::CheckpointChoice& resume) {
   Start start;
   // Rank 0 picks the checkpoint (verifying checksums); all load the same one.
   std::string chosen;
@@ -48,7 +48,7 @@ Trainer::Start Trainer::start_or_resume(const std::string& resume) {
   });
   chosen_step = ranks_.broadcast(chosen_step);
   if (chosen_step >= 0 && !ranks_.is_main())
-    chosen = resume_from_run(resume) ? checkpoints_.path_of(chosen_step) : resume;
+    chosen = resume.of_run() ? checkpoints_.path_of(chosen_step) : resume.dir;
 
   if (chosen_step >= 0) {
     const auto begin = Clock::now();

@@ -37,15 +37,15 @@
 
 namespace train {
 
-Trainer::Trainer(const config::RunConfig& cfg, const std::string& resolved_toml,
-                 const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
+Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoice& resume,
+                 const launch::ProcessInfo& process, Watchdog& watchdog,
                  PreemptionSignals& signals)
     : cfg_(cfg),
       process_(process),
       device_choice_(runtime::agree_on_device(process, cfg.train.device, cfg.dist.backend, ranks_)),
       device_(device_choice_.device),
       precision_(chosen_precision(cfg.train.precision, device_, ranks_)),
-      resolved_toml_(with_precision(resolved_toml, precision_)),
+      resolved_toml_(saved_config(cfg, precision_)),
       comm_(std::make_unique<distributed::RecordedCommunicator>(
           distributed::make_communicator(device_choice_.backend, device_), recorder_)),
       run_dir_(cfg.run_dir()),
@@ -263,14 +263,14 @@ int Trainer::run() {
   return kExitDone;
 }
 
-int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
-                 const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
+int run_training(const config::RunConfig& cfg, const checkpoint::CheckpointChoice& resume,
+                 const launch::ProcessInfo& process, Watchdog& watchdog,
                  PreemptionSignals& signals) {
   watchdog.beat(0, "start-up");
   // Process-wide switches of the kernels, before any CUDA call.
   if (cfg.train.deterministic) runtime::use_deterministic_algorithms();
   runtime::use_tf32(cfg.train.tf32);
-  Trainer trainer(cfg, resolved_toml, resume, process, watchdog, signals);
+  Trainer trainer(cfg, resume, process, watchdog, signals);
   return trainer.run();
 }
 

@@ -3,19 +3,20 @@
 #include <string>
 
 #include "launch/process.h"
+#include "trainer/checkpoint/checkpoint_choice.h"
 #include "trainer/config/run_config.h"
 #include "trainer/train/preemption.h"
 #include "trainer/train/watchdog.h"
 
 namespace train {
 
-// resolved_toml: the config as resolved (file + command line), saved in the run dir.
-// resume: "auto" | "none" | a checkpoint directory (train/resume.h).
+// cfg: the config as resolved (file + command line), saved in the run dir.
+// resume: the --resume choice (train/resume.h).
 // Returns the exit code (train/exit_codes.h): kExitDone, or kExitPreempted
 // after a signal in `signals` and the checkpoint it caused. Errors throw. The
 // loop tells `watchdog` which step and phase it is in.
-int run_training(const config::RunConfig& cfg, const std::string& resolved_toml,
-                 const std::string& resume, const launch::ProcessInfo& process, Watchdog& watchdog,
+int run_training(const config::RunConfig& cfg, const checkpoint::CheckpointChoice& resume,
+                 const launch::ProcessInfo& process, Watchdog& watchdog,
                  PreemptionSignals& signals);
 
 }  // namespace train
