@@ -193,8 +193,8 @@ Manifest read_manifest(const std::filesystem::path& dir) {
   if (const auto known = settings::find_value(kTokenizerKindNames, kind))
     manifest.tokenizer_kind = *known;
   else
-    fields.fail("tokenizer.kind", "is '" + kind + "', expected " +
-                                      settings::names_list(kTokenizerKindNames));
+    fields.fail("tokenizer.kind",
+                "is '" + kind + "', expected " + settings::names_list(kTokenizerKindNames));
   manifest.src_tokenizer_file = fields.get<std::string>(tokenizer, "tokenizer", "src_file");
   manifest.tgt_tokenizer_file = fields.get<std::string>(tokenizer, "tokenizer", "tgt_file");
   manifest.src_vocab_size = fields.get<int64_t>(document, "", "src_vocab_size");

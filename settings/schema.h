@@ -56,8 +56,8 @@ class Schema {
   // A value with forms of its own (`latest|best|DIR`): read by `parse`, which
   // throws std::invalid_argument saying what is wanted, written by `print`.
   template <typename T, typename Parse, typename Print>
-  void add(const std::string& key, T* field, const std::string& help,
-           const std::string& type_name, Parse parse, Print print) {
+  void add(const std::string& key, T* field, const std::string& help, const std::string& type_name,
+           Parse parse, Print print) {
     Named named;
     named.set = [field, parse](const std::string& text) { *field = parse(text); };
     named.get = [field, print] { return std::invoke(print, *field); };

@@ -1,18 +1,11 @@
 #include "data_pipeline/prepare/prepare.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <numeric>
-#include <random>
 #include <stdexcept>
-#include <type_traits>
-
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +13,9 @@
 #include "data_pipeline/labels.h"
 #include "data_pipeline/prepare/cleaning.h"
 #include "data_pipeline/prepare/labeled_text.h"
+#include "data_pipeline/prepare/output_directory.h"
 #include "data_pipeline/prepare/parallel_text.h"
+#include "data_pipeline/prepare/range_writer.h"
 #include "data_pipeline/prepare/tokenizers.h"
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
@@ -28,6 +23,7 @@
 #include "launch/file_write.h"
 #include "launch/logging.h"
 #include "launch/ranks.h"
+#include "launch/seconds.h"
 
 namespace data {
 
@@ -126,178 +122,6 @@ std::map<std::string, Split> open_splits(const PrepareOptions& options) {
   return splits;
 }
 
-// Shard files are first named per rank ("train.r0001-00000.h5"), then given
-// their place in the dataset ("train-00003.h5") by rank 0 (publish_shards).
-std::string rank_shard_name(const std::string& split, int rank, int64_t index) {
-  char name[64];
-  std::snprintf(name, sizeof(name), "%s.r%04d-%05lld.h5", split.c_str(), rank,
-                static_cast<long long>(index));
-  return name;
-}
-
-// Logs progress on rank 0 at most every few seconds: lines, lines/s, ETA.
-class Progress {
- public:
-  Progress(const launch::Ranks& ranks, std::string split, int64_t total)
-      : enabled_(ranks.is_main()), split_(std::move(split)), total_(total) {}
-  void update(int64_t done) {
-    if (!enabled_) return;
-    const double elapsed = seconds(std::chrono::steady_clock::now() - start_);
-    if (elapsed - last_ < 5.0) return;
-    last_ = elapsed;
-    const double rate = done / elapsed;
-    logging::info("{}: {} / {} lines of rank 0's share, {:.0f} lines/s, ETA {:.0f} s", split_, done,
-                  total_, rate, (total_ - done) / std::max(rate, 1e-9));
-  }
-
- private:
-  static double seconds(std::chrono::steady_clock::duration d) {
-    return std::chrono::duration<double>(d).count();
-  }
-  bool enabled_;
-  std::string split_;
-  int64_t total_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  double last_ = 0;
-};
-
-// What one rank wrote of a split.
-struct RangeWritten {
-  std::vector<ShardEntry> shards;  // in example order, named by rank_shard_name
-  CleaningReport cleaning;         // what cleaning kept and dropped of the range
-};
-
-// Encodes this rank's range of a split into shards of at most shard_size
-// examples (and shard_mb MiB, when set); with `labels` (classification), tgt
-// is the label's name.
-RangeWritten write_range(const fs::path& dir, const std::string& split, const PairSource& pairs,
-                         const Tokenizers& tokenizers, const LabelSet& labels,
-                         const ShardAttrs& attrs, const PrepareOptions& options,
-                         const launch::Ranks& ranks) {
-  RangeWritten written;
-  ShardData shard;
-  const auto flush = [&] {
-    const auto name =
-        rank_shard_name(split, ranks.rank(), static_cast<int64_t>(written.shards.size()));
-    write_shard(dir / name, shard, attrs, options.shard);
-    written.shards.push_back({name, shard.size(), static_cast<int64_t>(shard.src.tokens.size()),
-                              static_cast<int64_t>(shard.tgt.tokens.size()),
-                              sha256_file(dir / name)});
-    shard = ShardData{};
-  };
-  const auto bytes = [&] {  // on disk, roughly: int32 tokens, int64 offsets and ids
-    return 4 * static_cast<int64_t>(shard.src.tokens.size() + shard.tgt.tokens.size()) +
-           24 * shard.size();
-  };
-  const auto [begin, end] = ranks.range(pairs.size());
-  Progress progress(ranks, split, end - begin);
-  // The token cap is a cleaning rule: training split, text tasks (prepare.h).
-  const bool capped = split == "train" && !is_synthetic_task(options.task);
-  pairs.read(begin, end, written.cleaning, [&](SentencePair& pair) {
-    std::vector<int32_t> src = tokenizers.src->encode(pair.src);
-    std::vector<int32_t> tgt;
-    if (attrs.num_labels == 0) tgt = tokenizers.tgt->encode(pair.tgt);
-    if (capped &&
-        !within_token_cap(static_cast<int64_t>(src.size()), static_cast<int64_t>(tgt.size()),
-                          options.cleaning, written.cleaning))
-      return;
-    shard.src.append(src);
-    if (attrs.num_labels > 0) {
-      const int32_t label = labels.id(pair.tgt);
-      if (label < 0)
-        throw InputError("label '" + pair.tgt + "' does not occur in the training split");
-      shard.tgt.append({});
-      shard.labels.push_back(label);
-    } else {
-      shard.tgt.append(tgt);
-    }
-    shard.ids.push_back(pair.id);
-    if (shard.size() == options.shard_size ||
-        (options.shard_mb > 0 && bytes() >= (options.shard_mb << 20)))
-      flush();
-    progress.update(pair.id + 1 - begin);
-  });
-  if (shard.size() > 0) flush();
-  return written;
-}
-
-// Bytes for ranks.gather, read back in the order they were written. The
-// ranks run one build of this program, so a number travels as its bytes; a
-// string travels as its length, then its characters.
-class ByteWriter {
- public:
-  template <typename T>
-  ByteWriter& put(const T& value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
-    return *this;
-  }
-  ByteWriter& put(const std::string& text) {
-    put(static_cast<int64_t>(text.size()));
-    bytes_ += text;
-    return *this;
-  }
-  const std::string& bytes() const { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-class ByteReader {
- public:
-  explicit ByteReader(const std::string& bytes) : bytes_(bytes) {}
-  template <typename T>
-  ByteReader& get(T& value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    std::memcpy(&value, take(sizeof value), sizeof value);
-    return *this;
-  }
-  ByteReader& get(std::string& text) {
-    int64_t size = 0;
-    get(size);
-    text.assign(take(static_cast<size_t>(size)), static_cast<size_t>(size));
-    return *this;
-  }
-  bool done() const { return at_ == bytes_.size(); }
-
- private:
-  const char* take(size_t size) {
-    if (size > bytes_.size() - at_) throw std::logic_error("a rank's shard list is cut short");
-    const char* at = bytes_.data() + at_;
-    at_ += size;
-    return at;
-  }
-  const std::string& bytes_;
-  size_t at_ = 0;
-};
-
-std::string to_bytes(const RangeWritten& written) {
-  ByteWriter out;
-  out.put(written.cleaning);
-  for (const ShardEntry& s : written.shards)
-    out.put(s.file).put(s.num_examples).put(s.src_tokens).put(s.tgt_tokens).put(s.sha256);
-  return out.bytes();
-}
-
-RangeWritten from_bytes(const std::string& bytes) {
-  ByteReader in(bytes);
-  RangeWritten written;
-  in.get(written.cleaning);
-  while (!in.done()) {
-    ShardEntry& s = written.shards.emplace_back();
-    in.get(s.file).get(s.num_examples).get(s.src_tokens).get(s.tgt_tokens).get(s.sha256);
-  }
-  return written;
-}
-
-// Collective. What every rank wrote of a split, in rank order, on rank 0
-// (empty elsewhere).
-std::vector<RangeWritten> gather(const launch::Ranks& ranks, const RangeWritten& written) {
-  std::vector<RangeWritten> all;
-  for (const std::string& bytes : ranks.gather(to_bytes(written))) all.push_back(from_bytes(bytes));
-  return all;
-}
-
 // Rank 0: every rank's shards of a split, renamed in rank order to their
 // place in the dataset: the examples' order is the input's for any rank count.
 std::vector<ShardEntry> publish_shards(const fs::path& dir, const std::string& split,
@@ -370,11 +194,11 @@ json describe(const PrepareOptions& options) {
                         {"max_bytes", options.cleaning.max_bytes},
                         {"max_tokens", options.cleaning.max_tokens}}}});
     if (options.tokenizer == TokenizerKind::kSentencePiece) {
-      described.update({{"spm_model", options.spm_model.string()},
-                        {"spm_model_type", settings::name_of(kSpmModelTypeNames,
-                                                             options.spm.model_type)},
-                        {"spm_vocab_size", options.spm.vocab_size},
-                        {"spm_character_coverage", options.spm.character_coverage}});
+      described.update(
+          {{"spm_model", options.spm_model.string()},
+           {"spm_model_type", settings::name_of(kSpmModelTypeNames, options.spm.model_type)},
+           {"spm_vocab_size", options.spm.vocab_size},
+           {"spm_character_coverage", options.spm.character_coverage}});
     } else {
       described.update(
           {{"min_count", options.vocab.min_count}, {"max_vocab", options.vocab.max_size}});
@@ -456,77 +280,10 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const launch:
     for (auto& [split, entry] : manifest.splits) entry.index = write_split_index(dir, split, entry);
     manifest.content_sha256 = content_sha256(dir, manifest);
     logging::info("split indexes written and content_sha256 {} (the shards read back in {:.1f} s)",
-                  manifest.content_sha256,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+                  manifest.content_sha256, launch::seconds_since(begin));
     write_manifest(dir, manifest);
   });
   return manifest;
-}
-
-// A new directory "<out>.tmp-XXXXXX" of a name no other job uses (random,
-// made with mkdir, which fails where the name exists). Not mkdtemp: its
-// directory is 0700 whatever the umask, and the rename that publishes it
-// keeps that, so a colleague's job could not read a shared dataset; mkdir
-// gives the mode of any directory its user makes (0777 less the umask) and
-// keeps the setgid bit of a project directory, whose group then owns the
-// dataset's files.
-std::string unique_directory_beside(const fs::path& out) {
-  static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  std::random_device entropy;
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string name = out.string() + ".tmp-";
-    for (int i = 0; i < 6; ++i) name += letters[entropy() % (sizeof(letters) - 1)];
-    if (::mkdir(name.c_str(), 0777) == 0) return name;
-    if (errno != EEXIST) {
-      const int error = errno;
-      throw std::runtime_error("cannot create a directory beside " + out.string() + ": " +
-                               std::strerror(error));
-    }
-  }
-  throw std::runtime_error("cannot create a directory beside " + out.string() +
-                           ": 100 random names taken");
-}
-
-// "data/copy/" -> "data/copy": sibling paths like "<out>.tmp-XXXXXX" need a file name.
-fs::path without_trailing_separator(const fs::path& out) {
-  const fs::path normal = out.lexically_normal();
-  return normal.has_filename() ? normal : normal.parent_path();
-}
-
-void check_output(const fs::path& out, bool force) {
-  if (!fs::exists(out)) return;
-  if (!fs::is_directory(out)) {
-    throw std::runtime_error("output path " + out.string() + " exists and is not a directory");
-  }
-  if (!fs::is_empty(out) && !force) {
-    throw std::runtime_error("output directory " + out.string() +
-                             " exists and is not empty (pass --force to replace it)");
-  }
-}
-
-// Renames the finished `temp` to `out`. Without --force, only onto nothing
-// or an empty directory: rename(2) refuses a non-empty target atomically
-// (ENOTEMPTY or EEXIST, on every POSIX file system, NFS and Lustre included),
-// so of two prepare_data started on one --out (a Slurm array, a job
-// submitted twice) the first to finish publishes and the other fails,
-// instead of replacing a dataset a trainer may already read. With --force,
-// an existing `out` is moved aside first, then removed.
-void publish(const fs::path& temp, const fs::path& out, bool force) {
-  if (!force || !fs::exists(out)) {
-    std::error_code error;
-    fs::rename(temp, out, error);
-    if (error == std::errc::directory_not_empty || error == std::errc::file_exists)
-      throw std::runtime_error("output directory " + out.string() +
-                               " was filled by another prepare_data while this one ran: it is "
-                               "left as that one wrote it, and this one's dataset is discarded" +
-                               std::string(force ? "" : " (pass --force to replace it)"));
-    if (error) throw fs::filesystem_error("cannot publish the dataset", temp, out, error);
-    return;
-  }
-  const fs::path old = temp.string() + ".old";  // unique, as temp is
-  fs::rename(out, old);
-  fs::rename(temp, out);
-  fs::remove_all(old);
 }
 
 }  // namespace

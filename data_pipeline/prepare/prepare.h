@@ -42,12 +42,12 @@
 #include <string>
 #include <vector>
 
+#include "data_pipeline/make_tokenizer.h"
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/prepare/cleaning.h"
 #include "data_pipeline/prepare/sentencepiece_tokenizer.h"
 #include "data_pipeline/prepare/synthetic.h"
 #include "data_pipeline/shard_writer.h"
-#include "data_pipeline/tokenizer.h"
 #include "settings/names.h"
 
 namespace data {

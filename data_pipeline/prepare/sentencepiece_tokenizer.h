@@ -20,8 +20,8 @@ namespace data {
 
 // SentencePiece's two models of pieces: byte-pair merges, or a unigram language model.
 enum class SpmModelType { kBpe, kUnigram };
-inline const settings::Names<SpmModelType> kSpmModelTypeNames = {{"bpe", SpmModelType::kBpe},
-                                                                 {"unigram", SpmModelType::kUnigram}};
+inline const settings::Names<SpmModelType> kSpmModelTypeNames = {
+    {"bpe", SpmModelType::kBpe}, {"unigram", SpmModelType::kUnigram}};
 
 struct SentencePieceOptions {
   SpmModelType model_type = SpmModelType::kBpe;

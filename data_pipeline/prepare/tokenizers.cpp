@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "data_pipeline/make_tokenizer.h"
 #include "data_pipeline/prepare/sentencepiece_tokenizer.h"
 #include "data_pipeline/prepare/synthetic.h"
 #include "data_pipeline/random.h"

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "data_pipeline/dataset.h"
+#include "data_pipeline/make_tokenizer.h"
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/split_index.h"
-#include "data_pipeline/tokenizer.h"
 #include "tests/unit/error_message.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
@@ -104,10 +104,10 @@ TEST_F(BadInput, ShardListedTwice) {
 // is read, naming the manifest, the field and the kinds it knows.
 TEST_F(BadInput, UnknownTokenizerKind) {
   const fs::path manifest = dir_ / "data" / "manifest.json";
-  const auto edit = test_util::run_command(
-      test_paths::python() + " -c 'import json\np = \"" + manifest.string() +
-      "\"\nm = json.load(open(p))\nm[\"tokenizer\"][\"kind\"] = \"bpe\"\n"
-      "json.dump(m, open(p, \"w\"))'");
+  const auto edit =
+      test_util::run_command(test_paths::python() + " -c 'import json\np = \"" + manifest.string() +
+                             "\"\nm = json.load(open(p))\nm[\"tokenizer\"][\"kind\"] = \"bpe\"\n"
+                             "json.dump(m, open(p, \"w\"))'");
   ASSERT_EQ(edit.status, 0) << edit.output;
   expect_mentions(error_of([&] { data::Dataset(dir_ / "data", "train"); }),
                   {manifest.string(), "tokenizer.kind", "'bpe'", "word, char or spm"});

@@ -17,10 +17,10 @@
 #include <nlohmann/json.hpp>
 
 #include "data_pipeline/dataset.h"
+#include "data_pipeline/make_tokenizer.h"
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/shard_reader.h"
-#include "data_pipeline/tokenizer.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
 #include "tests/unit/test_paths.h"
@@ -158,8 +158,10 @@ TEST_F(DataPrepare, TextWithCharVocabularyRoundTripsChinese) {
   EXPECT_EQ(sources[0].sha256, run_command("sha256sum " + src).output.substr(0, 64));
 
   const data::Dataset train(out_, "train");
-  const auto zh = data::load_tokenizer(data::TokenizerKind::kChar, out_ / manifest.src_tokenizer_file);
-  const auto en = data::load_tokenizer(data::TokenizerKind::kChar, out_ / manifest.tgt_tokenizer_file);
+  const auto zh =
+      data::load_tokenizer(data::TokenizerKind::kChar, out_ / manifest.src_tokenizer_file);
+  const auto en =
+      data::load_tokenizer(data::TokenizerKind::kChar, out_ / manifest.tgt_tokenizer_file);
   EXPECT_EQ(train.get(0).src.size(), 7u);
   EXPECT_EQ(zh->decode(train.get(0).src), "春风得意马蹄疾");
   EXPECT_EQ(zh->decode(train.get(1).src), "一日看尽长安花");
@@ -193,7 +195,8 @@ TEST_F(DataPrepare, ClassifyExamplesCarryTheirLabels) {
   EXPECT_EQ(dataset.manifest().src_tokenizer_file, dataset.manifest().tgt_tokenizer_file);
   ASSERT_EQ(dataset.labels().size(), 3);
   EXPECT_EQ(dataset.labels().name(0), "politik");  // sorted
-  const auto words = data::load_tokenizer(data::TokenizerKind::kWord, out_ / dataset.manifest().src_tokenizer_file);
+  const auto words = data::load_tokenizer(data::TokenizerKind::kWord,
+                                          out_ / dataset.manifest().src_tokenizer_file);
   const std::vector<std::tuple<int64_t, std::string, std::string>> expected = {
       {0, "das Spiel", "sport"},
       {1, "Regen und Sonne", "wetter"},  // line 2: empty text, dropped

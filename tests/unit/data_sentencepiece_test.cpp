@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "data_pipeline/dataset.h"
+#include "data_pipeline/make_tokenizer.h"
 #include "data_pipeline/piece_decoder.h"
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/prepare/sentencepiece_tokenizer.h"
@@ -176,7 +177,8 @@ TEST_F(SentencePieceTest, PreparedDatasetHoldsSpmEncodeIds) {
   ASSERT_EQ(encoded.status, 0) << encoded.output;
   const auto reference = parse_ids(encoded.output);
   const data::Dataset train(dir_ / "data", "train");
-  const auto decoder = data::load_tokenizer(data::TokenizerKind::kSentencePiece, dir_ / "data/spm.model");
+  const auto decoder =
+      data::load_tokenizer(data::TokenizerKind::kSentencePiece, dir_ / "data/spm.model");
   ASSERT_EQ(train.size(), static_cast<int64_t>(tgt.size()));
   for (int64_t i = 0; i < train.size(); ++i) {
     const auto example = train.get(i);

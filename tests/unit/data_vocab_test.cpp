@@ -11,9 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include "data_pipeline/make_tokenizer.h"
 #include "data_pipeline/prepare/text_lines.h"
 #include "data_pipeline/special_ids.h"
-#include "data_pipeline/tokenizer.h"
 #include "data_pipeline/utf8.h"
 #include "data_pipeline/vocab.h"
 

@@ -53,7 +53,8 @@ TEST_F(CheckpointAverage, BesidePruningEachAnswerIsTwoCheckpointsOrSaysOneWasRem
   // prune the older of every pair for a while).
   for (int ask = 0; (ask < 400 || chosen == 0) && ask < 4000 && other.empty(); ++ask) {
     try {
-      const auto dirs = eval::select_checkpoints(run(), checkpoint::CheckpointChoice::parse("latest"), 2);
+      const auto dirs =
+          eval::select_checkpoints(run(), checkpoint::CheckpointChoice::parse("latest"), 2);
       if (dirs.size() != 2 || dirs[0] >= dirs[1])  // zero-padded step names: oldest first
         other.push_back("not two checkpoints, oldest first: " + std::to_string(dirs.size()));
       else

@@ -109,7 +109,8 @@ TEST_F(Checkpoints, PathOfAndListSortByStepNotByText) {
   EXPECT_EQ(names(c),
             (std::vector<std::string>{"step_00000009", "step_00000010", "step_00000100"}));
   EXPECT_EQ(c.path_of(10), fs::canonical(checkpoints() / "step_00000010").string());
-  EXPECT_EQ(c.resolve(checkpoint::CheckpointChoice::parse("latest")), c.path_of(10));  // the last saved, not the highest step
+  EXPECT_EQ(c.resolve(checkpoint::CheckpointChoice::parse("latest")),
+            c.path_of(10));  // the last saved, not the highest step
 }
 
 TEST_F(Checkpoints, ListSkipsLinksTemporariesAndOtherFiles) {
@@ -169,9 +170,11 @@ TEST_F(Checkpoints, ResolveNamesWhatIsMissing) {
   expect_mentions(error_of([&] { c.resolve(checkpoint::CheckpointChoice::parse("latest")); }),
                   {(checkpoints() / "latest").string(), "does not exist"});
   save(c, 1);
-  expect_mentions(error_of([&] { c.resolve(checkpoint::CheckpointChoice::parse("best")); }), {(checkpoints() / "best").string()});
+  expect_mentions(error_of([&] { c.resolve(checkpoint::CheckpointChoice::parse("best")); }),
+                  {(checkpoints() / "best").string()});
   const std::string elsewhere = (dir_ / "elsewhere").string();
-  expect_mentions(error_of([&] { c.resolve(checkpoint::CheckpointChoice::parse(elsewhere)); }), {elsewhere, "does not exist"});
+  expect_mentions(error_of([&] { c.resolve(checkpoint::CheckpointChoice::parse(elsewhere)); }),
+                  {elsewhere, "does not exist"});
   EXPECT_EQ(c.resolve(checkpoint::CheckpointChoice::parse(c.path_of(1))), c.path_of(1));
 }
 

@@ -89,8 +89,8 @@ TEST_F(TrainCli, ReferencesAreThePrograms) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  for (const auto& [name, doc] : {std::pair{"trainer", "docs/configuration.md"},
-                                  std::pair{"evaluate", "docs/evaluate.md"}}) {
+  for (const auto& [name, doc] :
+       {std::pair{"trainer", "docs/configuration.md"}, std::pair{"evaluate", "docs/evaluate.md"}}) {
     const fs::path printed_file = dir_ / (std::string(name) + ".md");
     const auto printed =
         test_util::run_command(test_paths::bin_dir() + "/" + name + " --config-reference " +
@@ -122,12 +122,13 @@ TEST_F(TrainCli, EvaluateReadsItsSettingsFile) {
   expect_failure(program("evaluate", "--run " + dir_.string() + " --config " + cfg),
                  "decode.beam in " + cfg + ": must be positive, not 0");
   const auto typed = file("typed.toml", "[decode]\nbeam = \"four\"\n");
-  expect_failure(program("evaluate", "--run " + dir_.string() + " --config " + typed), "typed.toml");
+  expect_failure(program("evaluate", "--run " + dir_.string() + " --config " + typed),
+                 "typed.toml");
   // The command line wins over the file: beam 0 from the file is replaced,
   // and the run directory's own absence is what is left to refuse.
-  expect_failure(program("evaluate", "--run " + (dir_ / "no-run").string() + " --config " + cfg +
-                                         " --beam 2"),
-                 "no-run: no such directory");
+  expect_failure(
+      program("evaluate", "--run " + (dir_ / "no-run").string() + " --config " + cfg + " --beam 2"),
+      "no-run: no such directory");
 }
 
 TEST_F(TrainCli, MissingConfigFileIsNamed) {

@@ -256,11 +256,11 @@ std::string Checkpoints::resolve(const CheckpointChoice& choice) const {
          ++again)
       target = resolve_link(which);
     if (target.empty())
-      throw std::runtime_error(
-          "no " + which + " checkpoint: " + (fs::path(dir_) / which).string() + " does not exist" +
-          (choice.kind == CheckpointChoice::Kind::kBest
-               ? " (the best is marked by validation: train.valid_every > 0)"
-               : " (the run has saved no checkpoint yet)"));
+      throw std::runtime_error("no " + which + " checkpoint: " + (fs::path(dir_) / which).string() +
+                               " does not exist" +
+                               (choice.kind == CheckpointChoice::Kind::kBest
+                                    ? " (the best is marked by validation: train.valid_every > 0)"
+                                    : " (the run has saved no checkpoint yet)"));
     return target;
   }
   const std::string example = (fs::path(dir_) / "step_00001000").string();

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "data_pipeline/make_tokenizer.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/train_state.h"
 #include "trainer/eval/checkpoint_average.h"

@@ -17,8 +17,9 @@ namespace {
 checkpoint::CheckpointChoice scored_checkpoint(const std::string& text) {
   const auto choice = checkpoint::CheckpointChoice::parse(text);
   if (choice.kind == checkpoint::CheckpointChoice::Kind::kNone)
-    throw std::invalid_argument("give latest, best or a checkpoint directory (none is a fresh "
-                                "start: no weights to score)");
+    throw std::invalid_argument(
+        "give latest, best or a checkpoint directory (none is a fresh "
+        "start: no weights to score)");
   return choice;
 }
 
@@ -63,8 +64,8 @@ void bind(settings::Schema& schema, EvaluateOptions& o) {
          "tokens per batch, padding included");
 
   settings::Section runtime(schema, "runtime");
-  runtime("device", "device", &o.device,
-          "auto (a GPU when there is one for the rank), cpu or cuda", choices::kDeviceNames);
+  runtime("device", "device", &o.device, "auto (a GPU when there is one for the rank), cpu or cuda",
+          choices::kDeviceNames);
   runtime("threads", "threads", &o.threads,
           "torch threads per rank (0 = the rank's share of its node's cores); on the CPU, "
           "decoding runs them each on a share of a batch's sentences where the model is small or "

@@ -28,8 +28,8 @@ class App;
 namespace eval {
 
 struct EvaluateOptions {
-  std::filesystem::path run_dir;  // runs/<name>: config.toml and checkpoints/
-  std::filesystem::path data_dir;  // empty: the run's data.dir
+  std::filesystem::path run_dir;            // runs/<name>: config.toml and checkpoints/
+  std::filesystem::path data_dir;           // empty: the run's data.dir
   checkpoint::CheckpointChoice checkpoint;  // latest, best or a checkpoint directory
   int64_t average_last = 1;
   std::filesystem::path save_weights;  // also write the (averaged) weights here

@@ -12,10 +12,10 @@
 #include "data_pipeline/loader/collate.h"
 #include "launch/file_write.h"
 #include "launch/logging.h"
+#include "launch/progress.h"
 #include "launch/ranks.h"
 #include "launch/seconds.h"
 #include "trainer/eval/metrics/classification_metrics.h"
-#include "trainer/eval/progress.h"
 #include "trainer/eval/references.h"
 #include "trainer/eval/text_metrics.h"
 
@@ -50,8 +50,9 @@ json score_batches(EvalModel& m, const data::Dataset& dataset,
   int64_t share = 0;  // examples in this rank's batches
   for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(world))
     share += static_cast<int64_t>(batches[i].size());
-  Progress progress("evaluating " + options.split + (world > 1 ? " (rank 0's share)" : ""), share,
-                    m.classification() ? "examples" : "sentences", options.progress_s, rank == 0);
+  launch::Progress progress("evaluating " + options.split + (world > 1 ? " (rank 0's share)" : ""),
+                            share, m.classification() ? "examples" : "sentences",
+                            options.progress_s, rank == 0);
   for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(world)) {
     std::vector<data::Example> examples;
     for (int64_t index : batches[i]) examples.push_back(dataset.get(index));

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "data_pipeline/make_tokenizer.h"
+
 extern char** environ;
 
 namespace eval {

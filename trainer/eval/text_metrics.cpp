@@ -10,9 +10,9 @@ nlohmann::json text_metrics(const std::vector<std::string>& hypotheses,
                             const std::string& bleu_tokenize,
                             data::TokenizerKind dataset_tokenizer) {
   metrics::BleuOptions bleu_options;
-  bleu_options.tokenize = bleu_tokenize != "auto"       ? bleu_tokenize
+  bleu_options.tokenize = bleu_tokenize != "auto"                           ? bleu_tokenize
                           : dataset_tokenizer == data::TokenizerKind::kChar ? "char"
-                                                        : "13a";
+                                                                            : "13a";
   const metrics::BleuScore bleu = metrics::corpus_bleu(hypotheses, {references}, bleu_options);
   const metrics::ChrfScore chrf = metrics::corpus_chrf(hypotheses, {references});
   return {{"bleu",

@@ -19,6 +19,7 @@ namespace eval {
 // couplets, where 13a would see each line as one word), else "13a".
 nlohmann::json text_metrics(const std::vector<std::string>& hypotheses,
                             const std::vector<std::string>& references,
-                            const std::string& bleu_tokenize, data::TokenizerKind dataset_tokenizer);
+                            const std::string& bleu_tokenize,
+                            data::TokenizerKind dataset_tokenizer);
 
 }  // namespace eval

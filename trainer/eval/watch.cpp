@@ -95,8 +95,10 @@ void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ran
     std::optional<EvalModel> m;
     std::string error;
     try {
-      m = load_eval_model(watch.run_dir, watch.data_dir,
-                          select_checkpoints(watch.run_dir, checkpoint::CheckpointChoice::directory(action), 1), watch.device);
+      m = load_eval_model(
+          watch.run_dir, watch.data_dir,
+          select_checkpoints(watch.run_dir, checkpoint::CheckpointChoice::directory(action), 1),
+          watch.device);
     } catch (const std::exception& e) {
       error = e.what();
     }

@@ -38,8 +38,7 @@
 namespace train {
 
 Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoice& resume,
-                 const launch::ProcessInfo& process, Watchdog& watchdog,
-                 PreemptionSignals& signals)
+                 const launch::ProcessInfo& process, Watchdog& watchdog, PreemptionSignals& signals)
     : cfg_(cfg),
       process_(process),
       device_choice_(runtime::agree_on_device(process, cfg.train.device, cfg.dist.backend, ranks_)),
@@ -88,11 +87,12 @@ Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoic
                                             (run_dir_ / "valid.jsonl").string(), state_.step)
                                       : nullptr),
       outcomes_(watchdog, guard_, log_),
-      checkpointer_(checkpoints_, ranks_,
-                    {cfg.train.save_every, cfg.train.save_every_minutes, built_at_, cfg.optim.lr},
-                    start_.checkpoint_step, model_.module(),
-                    [this](checkpoint::TrainState& state) { return rank_part(state); }, outcomes_,
-                    watchdog, signals),
+      checkpointer_(
+          checkpoints_, ranks_,
+          {cfg.train.save_every, cfg.train.save_every_minutes, built_at_, cfg.optim.lr},
+          start_.checkpoint_step, model_.module(),
+          [this](checkpoint::TrainState& state) { return rank_part(state); }, outcomes_, watchdog,
+          signals),
       train_step_(*objective_, optimizer_, grad_sync_, *comm_, schedule_, loss_scaler_, phases_,
                   device_, {static_cast<uint64_t>(cfg.run.seed), cfg.optim.clip_norm, precision_}),
       batches_(train_set_,

@@ -1,16 +1,16 @@
-// Progress of the evaluation job while it decodes a split, logged by rank 0
-// at most every `every_s` seconds and once at the end:
+// Progress of a long job, logged by rank 0 at most every `every_s` seconds
+// and once at the end:
 //
-//   decoding test: 1200 / 3000 sentences (40.0%), 35.2 sentences/s, ETA 0:00:51
+//   evaluating test: 1200 / 3000 sentences (40.0%), 35.2 sentences/s, ETA 0:00:51
 //
-// Under mpirun rank 0 counts its own share of the batches (batch i goes to
-// rank i mod N, so the ranks advance together) and the line says so.
+// Under mpirun rank 0 counts its own share (evaluate's batches, prepare_data's
+// lines: the ranks advance together) and the line says so.
 #pragma once
 #include <chrono>
 #include <cstdint>
 #include <string>
 
-namespace eval {
+namespace launch {
 
 // The line for `done` of `total` `unit` after `seconds`:
 // rate = done / seconds, ETA = (total - done) / rate (H:MM:SS, "?" before any rate).
@@ -21,7 +21,8 @@ class Progress {
  public:
   // Logs nothing unless `enabled`; every_s = 0 logs every advance.
   Progress(std::string what, int64_t total, std::string unit, double every_s, bool enabled);
-  void advance(int64_t n);
+  void advance(int64_t n);   // n more done
+  void reach(int64_t done);  // `done` in all
 
  private:
   std::string what_, unit_;
@@ -31,4 +32,4 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-}  // namespace eval
+}  // namespace launch

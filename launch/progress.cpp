@@ -1,11 +1,11 @@
-#include "trainer/eval/progress.h"
+#include "launch/progress.h"
 
 #include <cmath>
 
 #include "launch/logging.h"
 #include "launch/seconds.h"
 
-namespace eval {
+namespace launch {
 
 std::string progress_line(const std::string& what, int64_t done, int64_t total,
                           const std::string& unit, double seconds) {
@@ -26,8 +26,10 @@ Progress::Progress(std::string what, int64_t total, std::string unit, double eve
       every_s_(every_s),
       enabled_(enabled) {}
 
-void Progress::advance(int64_t n) {
-  done_ += n;
+void Progress::advance(int64_t n) { reach(done_ + n); }
+
+void Progress::reach(int64_t done) {
+  done_ = done;
   if (!enabled_) return;
   const double elapsed = launch::seconds_since(start_);
   if (done_ < total_ && elapsed - last_s_ < every_s_) return;
@@ -35,4 +37,4 @@ void Progress::advance(int64_t n) {
   logging::info("{}", progress_line(what_, done_, total_, unit_, elapsed));
 }
 
-}  // namespace eval
+}  // namespace launch
