@@ -16,7 +16,7 @@ namespace {
 
 TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   checkpoint::CheckpointState s;
-  s.train = {1200, 3, 5, 2, 17, 1.25, 2, {10.5, 9.5, 400, 3.0, 2}, {}};
+  s.train = {{1200, 3, 5, 2, 17}, 1.25, 2, {10.5, 9.5, 400, 3.0, 2}, {}};
   s.run = {4, 2, "abc123", "[model]\nd_model = 8\n"};
   const nlohmann::json j = s.to_json();
   // The keys as a reader outside this code knows them (README, Python).

@@ -13,7 +13,7 @@ nlohmann::json CheckpointState::to_json() const {
   return {{"step", t.step},
           {"epoch", t.epoch},
           {"window", t.window},
-          {"window_batch", t.window_batch},
+          {"window_batch", t.batch},
           {"cursor", t.cursor},
           {"best_valid_loss",
            std::isfinite(t.best_valid_loss) ? nlohmann::json(t.best_valid_loss) : nlohmann::json()},
@@ -42,12 +42,12 @@ CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
     t.epoch = j.at("epoch");
     t.cursor = j.at("cursor");
     t.window = j.contains("window") ? j.at("window").get<int64_t>() : -1;
-    t.window_batch = j.contains("window") ? j.at("window_batch").get<int64_t>() : 0;
+    t.batch = j.contains("window") ? j.at("window_batch").get<int64_t>() : 0;
     for (const auto& [key, value, least] : {std::tuple{"step", t.step, 0},
                                             {"epoch", t.epoch, 0},
                                             {"cursor", t.cursor, 0},
                                             {"window", t.window, -1},
-                                            {"window_batch", t.window_batch, 0}})
+                                            {"window_batch", t.batch, 0}})
       if (value < least)
         throw std::runtime_error(std::string("state.json: '") + key + "' is " +
                                  std::to_string(value) + ", below " + std::to_string(least));

@@ -3,10 +3,11 @@
 // evaluation job read it.
 //
 //   step, epoch, window, window_batch, cursor
-//                             the position: `step` steps done, the next global
-//                             batch is batch `window_batch` of window `window`
-//                             of `epoch` (data/batch_plan.h), number `cursor`
-//                             of the epoch; window -1: a checkpoint from before
+//                             the position (data::PlanPosition): `step` steps
+//                             done, the next global batch is batch
+//                             `window_batch` of window `window` of `epoch`
+//                             (data/batch_plan.h), number `cursor` of the
+//                             epoch; window -1: a checkpoint from before
 //                             windows, whose batch is found from the cursor
 //   best_valid_loss, checks_without_improvement   validation history
 //   log_window                sums of the open log interval, so a run resumed
@@ -28,6 +29,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data_pipeline/batch_plan.h"
+
 namespace checkpoint {
 
 // Sums over the steps of one log interval (updated steps only).
@@ -42,8 +45,9 @@ struct LossScaleState {
   int64_t good_steps = 0;
 };
 
-struct TrainState {
-  int64_t step = 0, epoch = 0, window = 0, window_batch = 0, cursor = 0;
+// The data plan's position (the one type the plan and the loop share), and
+// what the loop keeps besides.
+struct TrainState : data::PlanPosition {
   double best_valid_loss = std::numeric_limits<double>::infinity();
   int64_t checks_without_improvement = 0;
   LogWindowSums log_window;

@@ -96,9 +96,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoic
       train_step_(*objective_, optimizer_, grad_sync_, *comm_, schedule_, loss_scaler_, phases_,
                   device_, {static_cast<uint64_t>(cfg.run.seed), cfg.optim.clip_norm, precision_}),
       batches_(train_set_,
-               data::BatchPlan(
-                   batcher_, plan_options(cfg, ranks_),
-                   {state_.step, state_.epoch, state_.window, state_.window_batch, state_.cursor}),
+               data::BatchPlan(batcher_, plan_options(cfg, ranks_), state_),
                static_cast<size_t>(cfg.data.prefetch), /*pin_memory=*/device_.is_cuda()) {
   log_.sums() = state_.log_window;
   warn_about_settings();
@@ -118,8 +116,7 @@ distributed::GradSyncOptions Trainer::grad_sync_options() const {
 
 void Trainer::warn_about_settings() const {
   if (ranks_.is_main()) {  // the ranks share one plan
-    const std::string moved = data::position_moved(
-        batcher_, {state_.step, state_.epoch, state_.window, state_.window_batch, state_.cursor});
+    const std::string moved = data::position_moved(batcher_, state_);
     if (!moved.empty()) logging::warn("resuming with other data settings: {}", moved);
   }
   // Adam moves each weight by up to about the learning rate per step.
@@ -224,12 +221,7 @@ int Trainer::run() {
     if (!next) break;  // max_steps or max_epochs reached, on every rank alike
     recorder_.set_step(next->plan.step);
     outcomes_.queue(train_step_.run(*next, flags));
-    const data::PlanPosition after = next->plan.after();
-    state_.step = after.step;
-    state_.epoch = after.epoch;
-    state_.window = after.window;
-    state_.window_batch = after.batch;
-    state_.cursor = after.cursor;
+    static_cast<data::PlanPosition&>(state_) = next->plan.after();  // where the plan stands now
 
     const int64_t step = state_.step;
     checkpointer_.in_flight(step);
