@@ -2,7 +2,7 @@
 
 #include <fstream>
 #include <stdexcept>
-#include "launch/file_write.h"
+#include "base/file_write.h"
 
 namespace data {
 
@@ -20,7 +20,7 @@ void write_lines(const std::filesystem::path& file, const std::vector<std::strin
   std::string text;
   for (const auto& line : lines) text += line + '\n';
   try {
-    launch::write_file(file, text);
+    base::write_file(file, text);
   } catch (const std::exception& e) {
     throw std::runtime_error(what + " file: " + e.what());
   }

@@ -6,7 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "launch/file_write.h"
+#include "base/file_write.h"
 
 namespace data {
 
@@ -144,7 +144,7 @@ void write_manifest(const std::filesystem::path& dir, const Manifest& manifest) 
     document["labels"] = {{"file", manifest.labels_file}, {"count", manifest.num_labels}};
   }
   const auto file = dir / kManifestFile;
-  launch::write_file(file, document.dump(2) + "\n");
+  base::write_file(file, document.dump(2) + "\n");
 }
 
 Manifest read_manifest(const std::filesystem::path& dir) {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "data_pipeline/special_ids.h"
-#include "launch/file_write.h"
+#include "base/file_write.h"
 
 namespace data {
 
@@ -82,7 +82,7 @@ std::string PieceDecoder::decode(const std::vector<int32_t>& ids) const {
 void PieceDecoder::save(const std::filesystem::path& vocab_file) const {
   std::ostringstream text;
   for (size_t id = 0; id < pieces_.size(); ++id) text << pieces_[id] << '\t' << scores_[id] << '\n';
-  launch::write_file(vocab_file, text.str());
+  base::write_file(vocab_file, text.str());
 }
 
 std::filesystem::path PieceDecoder::vocab_file_of(const std::filesystem::path& model_file) {

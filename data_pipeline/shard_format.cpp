@@ -1,6 +1,6 @@
 #include "data_pipeline/shard_format.h"
 
-#include "launch/text_format.h"
+#include "base/text_format.h"
 
 namespace data {
 

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "data_pipeline/sha256.h"
-#include "launch/file_write.h"
+#include "base/file_write.h"
 
 namespace data {
 
@@ -194,7 +194,7 @@ IndexEntry write_split_index(const fs::path& dir, const std::string& split,
       write_at(out.get(), temp, locations_offset(num_shards, num_examples) + 48 * shard_begin[k],
                locations.data(), sizeof(LocationRecord) * locations.size());
     }
-    launch::sync_to_disk(out.get(), temp);
+    base::sync_to_disk(out.get(), temp);
     fs::rename(temp, file);
   } catch (...) {
     std::error_code ignored;

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 
 namespace launch {
 

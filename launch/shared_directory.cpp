@@ -7,7 +7,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "launch/file_write.h"
+#include "base/file_write.h"
 
 namespace launch {
 
@@ -23,7 +23,7 @@ void require_shared_directory(const Ranks& ranks, const std::string& host, const
   token = ranks.broadcast(token);
   const fs::path probe = fs::path(dir) / (".shared-directory-check-" + token);
   together(ranks, [&] {
-    if (ranks.is_main()) write_file(probe, token);  // a full disk is said as such
+    if (ranks.is_main()) base::write_file(probe, token);  // a full disk is said as such
   });
 
   errno = 0;

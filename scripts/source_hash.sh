@@ -6,7 +6,7 @@
 #   scripts/source_hash.sh [SOURCE_DIR]
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
-find CMakeLists.txt cmake launch settings data_pipeline trainer tests/bench tests/unit tests/CMakeLists.txt \
+find CMakeLists.txt cmake base launch settings data_pipeline trainer tests/bench tests/unit tests/CMakeLists.txt \
   -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.cu' -o -name '*.in' -o -name '*.cmake' \
   -o -name CMakeLists.txt \) \
   -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16

@@ -20,10 +20,10 @@
 #include "data_pipeline/random.h"
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/split_index.h"
-#include "launch/file_write.h"
-#include "launch/logging.h"
+#include "base/file_write.h"
+#include "base/logging.h"
 #include "launch/ranks.h"
-#include "launch/seconds.h"
+#include "base/seconds.h"
 
 namespace data {
 
@@ -280,7 +280,7 @@ Manifest build(const PrepareOptions& options, const fs::path& dir, const launch:
     for (auto& [split, entry] : manifest.splits) entry.index = write_split_index(dir, split, entry);
     manifest.content_sha256 = content_sha256(dir, manifest);
     logging::info("split indexes written and content_sha256 {} (the shards read back in {:.1f} s)",
-                  manifest.content_sha256, launch::seconds_since(begin));
+                  manifest.content_sha256, base::seconds_since(begin));
     write_manifest(dir, manifest);
   });
   return manifest;
@@ -298,7 +298,7 @@ Manifest prepare_dataset(const PrepareOptions& options) {
   std::string temp_name;
   launch::on_main(ranks, [&] {
     check_output(out, options.force);
-    if (out.has_parent_path()) launch::make_directories(out.parent_path(), "the folder of --out");
+    if (out.has_parent_path()) base::make_directories(out.parent_path(), "the folder of --out");
     temp_name = unique_directory_beside(out);
   });
   const fs::path temp = ranks.broadcast(temp_name);

@@ -28,7 +28,7 @@
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/prepare/prepare_settings.h"
 #include "data_pipeline/prepare/upgrade.h"
-#include "launch/logging.h"
+#include "base/logging.h"
 #include "launch/process.h"
 
 namespace {
@@ -62,7 +62,7 @@ void print_summary(const data::PrepareOptions& options, const data::Manifest& ma
 int main(int argc, char** argv) {
   launch::Process& process =
       launch::Process::init(argc, argv);  // mpirun -np N: N ranks share the work
-  logging::setup(process.info());
+  logging::setup(process.info().rank);
   CLI::App app{
       "Build a dataset directory (manifest.json, vocabulary, HDF5 shards) from "
       "parallel text files, label<TAB>text files or a synthetic task."};

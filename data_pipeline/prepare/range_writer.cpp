@@ -7,7 +7,7 @@
 
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/shard_writer.h"
-#include "launch/progress.h"
+#include "base/progress.h"
 
 namespace data {
 
@@ -115,7 +115,7 @@ RangeWritten write_range(const fs::path& dir, const std::string& split, const Pa
            24 * shard.size();
   };
   const auto [begin, end] = ranks.range(pairs.size());
-  launch::Progress progress("writing " + split + (ranks.size() > 1 ? " (rank 0's share)" : ""),
+  base::Progress progress("writing " + split + (ranks.size() > 1 ? " (rank 0's share)" : ""),
                             end - begin, "lines", 5.0, ranks.is_main());
   // The token cap is a cleaning rule: training split, text tasks (prepare.h).
   const bool capped = split == "train" && !is_synthetic_task(options.task);

@@ -6,7 +6,7 @@
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/split_index.h"
-#include "launch/holder_lock.h"
+#include "base/holder_lock.h"
 
 namespace data {
 
@@ -50,11 +50,11 @@ std::vector<std::string> upgrade_dataset(const std::filesystem::path& dir) {
   // rename, the manifest left naming another index's digest). The second is
   // refused naming the first; the lock goes with its holder, as a run's does.
   const auto lock_file = dir / ".upgrade.lock";
-  std::unique_ptr<launch::HolderLock> lock;
+  std::unique_ptr<base::HolderLock> lock;
   try {
-    lock = std::make_unique<launch::HolderLock>(
+    lock = std::make_unique<base::HolderLock>(
         lock_file.string(), "a second --upgrade of this dataset at once would not be detected");
-  } catch (const launch::HolderLock::Held& held) {
+  } catch (const base::HolderLock::Held& held) {
     throw std::runtime_error("dataset " + dir.string() +
                              " is being upgraded by another prepare_data --upgrade (" +
                              held.holder + ", holding " + lock_file.string() +

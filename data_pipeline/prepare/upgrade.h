@@ -23,7 +23,7 @@ namespace data {
 // The manifest is replaced atomically after every index is written: a
 // failure leaves the dataset as it was. Throws naming the file at fault, or
 // naming the holder when another upgrade of the dataset is under way
-// (<dir>/.upgrade.lock, launch/holder_lock.h).
+// (<dir>/.upgrade.lock, base/holder_lock.h).
 std::vector<std::string> upgrade_dataset(const std::filesystem::path& dir);
 
 }  // namespace data

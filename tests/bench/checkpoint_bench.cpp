@@ -20,7 +20,7 @@
 #include <torch/torch.h>
 
 #include "launch/ranks.h"
-#include "launch/seconds.h"
+#include "base/seconds.h"
 #include "tests/bench/bench_stats.h"
 #include "trainer/checkpoint/background_save.h"
 #include "trainer/checkpoint/checkpoint.h"
@@ -78,20 +78,20 @@ int main(int argc, char** argv) {
     ++step;
     checkpoints.save(checkpoint::Snapshot{
         step, checkpoint::whole_checkpoint(*transformer, adam, {{"step", step}})});
-    sync_stall.push_back(launch::seconds_since(begin));
+    sync_stall.push_back(base::seconds_since(begin));
 
     // Now: the snapshot, then training goes on while a thread writes it.
     begin = Clock::now();
     ++step;
     saver.save(step, checkpoint::whole_checkpoint(*transformer, adam, {{"step", step}}), false);
-    const double stall = launch::seconds_since(begin);
+    const double stall = base::seconds_since(begin);
     saver.finish();
     if (round == 0) {
       first_stall = stall;
       continue;
     }
     async_stall.push_back(stall);
-    async_write.push_back(launch::seconds_since(begin));
+    async_write.push_back(base::seconds_since(begin));
   }
   const double before = bench::median(sync_stall), now = bench::median(async_stall);
   std::printf("| save | training stops (s) | written after (s) |\n|---|---|---|\n");

@@ -29,7 +29,7 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
-#include "launch/seconds.h"
+#include "base/seconds.h"
 #include "tests/bench/bench_stats.h"
 #include "tests/bench/kernel_profile.h"
 #include "trainer/config/run_config.h"
@@ -125,16 +125,16 @@ int main(int argc, char** argv) {
       loss = smoothing(model->logits(src, tgt_in, src_mask, tgt_mask), tgt_out).smoothed / (B * T);
     }
     phase_end();
-    fwd.push_back(launch::seconds_since(start));
+    fwd.push_back(base::seconds_since(start));
     start = Clock::now();
     loss.backward();
     phase_end();
-    bwd.push_back(launch::seconds_since(start));
+    bwd.push_back(base::seconds_since(start));
     start = Clock::now();
     adam_step(1e-4, grad_factor, no_skip);
     adam.zero_grad();
     phase_end();
-    opt.push_back(launch::seconds_since(start));
+    opt.push_back(base::seconds_since(start));
   };
 
   std::vector<double> fwd, bwd, opt;

@@ -7,7 +7,7 @@
 #     (of any version: not libcudart.so.13 beside LibTorch's .so.12), also
 #     when LD_LIBRARY_PATH names a CUDA toolkit's libraries;
 #   - no translation unit that sees LibTorch includes spdlog or an fmt header
-#     (LibTorch ships its own fmt; only launch/logging.cpp, torch-free, uses spdlog);
+#     (LibTorch ships its own fmt; only base/logging.cpp, torch-free, uses spdlog);
 #   - the programs take the C++ runtime's functions from libstdc++, not from
 #     the copies LibTorch exports (torch 2.11's libtorch.so: std::filesystem
 #     functions that crash; pytorch/pytorch#133437);

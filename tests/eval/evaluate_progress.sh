@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# evaluate's progress lines while it decodes a split (launch/progress.h):
+# evaluate's progress lines while it decodes a split (base/progress.h):
 # with --progress-s 0 one line per batch, done / total rising to the split's
 # size with the percent and an H:MM:SS ETA; under mpirun -np 2 rank 0 alone
 # logs, counting its share of the batches; by default (every 10 s) a short

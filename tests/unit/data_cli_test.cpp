@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "launch/holder_lock.h"
+#include "base/holder_lock.h"
 #include "tests/unit/run_command.h"
 #include "tests/unit/temp_dir_test.h"
 #include "tests/unit/test_paths.h"
@@ -148,7 +148,7 @@ TEST_F(DataCli, UpgradeRunsAloneAndNamesAnyOtherOption) {
   // locks conflict across processes); once it is let go, the upgrade runs.
   ASSERT_TRUE(fs::remove(fs::path(out_) / "train.index"));
   {
-    const launch::HolderLock first(out_ + "/.upgrade.lock", "");
+    const base::HolderLock first(out_ + "/.upgrade.lock", "");
     expect_failure(prepare_data("--upgrade " + out_),
                    {"is being upgraded by another prepare_data --upgrade",
                     "PID " + std::to_string(::getpid())});

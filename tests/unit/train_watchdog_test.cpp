@@ -10,7 +10,7 @@
 #include <atomic>
 #include <thread>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 #include "trainer/distributed/flight_recorder.h"
 #include "trainer/train/exit_codes.h"
 #include "trainer/train/watchdog.h"
@@ -54,7 +54,7 @@ std::string host() {
   return name;
 }
 
-void log_to_stderr() { logging::setup(launch::ProcessInfo{3, 4, 1, 2, host()}); }
+void log_to_stderr() { logging::setup(3); }
 
 TEST(WatchdogDeathTest, AsyncErrorEndsTheJobAtOnceNamingIt) {
   const auto run = [] {

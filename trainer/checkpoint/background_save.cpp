@@ -6,8 +6,8 @@
 #include <exception>
 #include <utility>
 
-#include "launch/logging.h"
-#include "launch/seconds.h"
+#include "base/logging.h"
+#include "base/seconds.h"
 
 namespace checkpoint {
 namespace {
@@ -93,7 +93,7 @@ void BackgroundSave::commit() {
     try {
       const std::string dir = checkpoints_.commit(step, tmp, all, best);
       logging::info("checkpoint {} written ({:.1f} s, beside training)", dir,
-                    launch::seconds_since(begun));
+                    base::seconds_since(begun));
       return std::string();
     } catch (const std::exception& e) {
       checkpoints_.abandon(tmp);

@@ -14,9 +14,9 @@
 #include <stdexcept>
 
 #include "data_pipeline/sha256.h"
-#include "launch/file_write.h"
-#include "launch/logging.h"
-#include "launch/utc_time.h"
+#include "base/file_write.h"
+#include "base/logging.h"
+#include "base/utc_time.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 
@@ -32,14 +32,14 @@ std::string step_name(int64_t step) {
   return name.str();
 }
 
-// Flushes a file's or directory's contents to disk (launch::sync_to_disk).
+// Flushes a file's or directory's contents to disk (base::sync_to_disk).
 void fsync_path(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     throw std::runtime_error("cannot open " + path.string() +
                              " to fsync it: " + std::strerror(errno));
   try {
-    launch::sync_to_disk(fd, path);
+    base::sync_to_disk(fd, path);
   } catch (...) {
     ::close(fd);
     throw;
@@ -84,7 +84,7 @@ std::string Checkpoints::begin_save(int64_t step) const {
       fs::path(dir_) / (".tmp-" + step_name(step) + "-" + std::to_string(::getpid()) + "-" +
                         std::to_string(++saves));
   naming_the_save(step, [&] {
-    launch::make_directories(dir_, "the checkpoint directory");
+    base::make_directories(dir_, "the checkpoint directory");
     fs::create_directory(tmp);
   });
   return tmp.string();
@@ -104,7 +104,7 @@ std::string Checkpoints::write_part(const Snapshot& snapshot, const std::string&
       written.push_back(part.optimizer.name);
     }
     if (!part.state.is_null()) {
-      launch::write_file(tmp / "state.json", part.state.dump(2) + "\n");
+      base::write_file(tmp / "state.json", part.state.dump(2) + "\n");
       written.push_back("state.json");
     }
     std::string sums;
@@ -124,7 +124,7 @@ std::string Checkpoints::commit(int64_t step, const std::string& tmp_dir,
   const fs::path final_dir = fs::path(dir_) / step_name(step);
   naming_the_save(step, [&] {
     const fs::path tmp(tmp_dir);
-    launch::write_file(tmp / "SHA256SUMS", sums);
+    base::write_file(tmp / "SHA256SUMS", sums);
     fsync_path(tmp / "SHA256SUMS");
     fsync_path(tmp);
     if (fs::exists(final_dir)) remove_checkpoint(final_dir);  // the same step saved again
@@ -191,8 +191,8 @@ std::string Checkpoints::set_aside_after(int64_t step) const {
   for (const auto& dir : list())
     if (dir > kept) later.push_back(dir);  // zero-padded step names sort in step order
   if (later.empty()) return "";
-  const fs::path aside = fs::path(dir_).parent_path() / "superseded" / launch::utc_now_for_path();
-  launch::make_directories(aside, "the folder for superseded checkpoints");
+  const fs::path aside = fs::path(dir_).parent_path() / "superseded" / base::utc_now_for_path();
+  base::make_directories(aside, "the folder for superseded checkpoints");
   const std::string best = resolve_link("best");
   for (const auto& dir : later) {
     if (dir == best) fs::remove(fs::path(dir_) / "best");

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "launch/file_write.h"
-#include "launch/utc_time.h"
+#include "base/file_write.h"
+#include "base/utc_time.h"
 
 namespace checkpoint {
 
@@ -18,8 +18,8 @@ fs::path marker(const std::string& run_dir) { return fs::path(run_dir) / "finish
 }  // namespace
 
 void mark_finished(const std::string& run_dir, int64_t step) {
-  launch::write_file(marker(run_dir),
-                     nlohmann::json{{"step", step}, {"time", launch::utc_now()}}.dump() + "\n");
+  base::write_file(marker(run_dir),
+                     nlohmann::json{{"step", step}, {"time", base::utc_now()}}.dump() + "\n");
 }
 
 void clear_finished(const std::string& run_dir) { fs::remove(marker(run_dir)); }

@@ -9,7 +9,7 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "launch/file_write.h"
+#include "base/file_write.h"
 
 namespace checkpoint {
 
@@ -61,7 +61,7 @@ void save_tensors(const NamedTensors& tensors, const std::string& path) {
                           : cpu.clone(torch::MemoryFormat::Contiguous));
   }
   const std::vector<char> bytes = pickle_untagged(dict);
-  launch::write_file(path, std::string_view(bytes.data(), bytes.size()));
+  base::write_file(path, std::string_view(bytes.data(), bytes.size()));
 }
 
 std::map<std::string, torch::Tensor> load_tensors(const std::string& path) {

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "launch/seconds.h"
+#include "base/seconds.h"
 
 namespace distributed {
 
@@ -12,12 +12,12 @@ std::string describe(const FlightRecorder::Entry& e, FlightRecorder::Clock::time
   char line[256];
   std::snprintf(line, sizeof(line), "#%llu %s %.1f MiB, step %lld: started %.1f s ago, ",
                 static_cast<unsigned long long>(e.seq), e.op, e.bytes / 1048576.0,
-                static_cast<long long>(e.step), launch::seconds(now - e.started));
+                static_cast<long long>(e.step), base::seconds(now - e.started));
   std::string text = line;
   if (e.state == FlightRecorder::kInFlight) return text + "in flight";
   std::snprintf(line, sizeof(line), "%s after %.3f s",
                 e.state == FlightRecorder::kDone ? "done" : "queued on the device",
-                launch::seconds(e.finished - e.started));
+                base::seconds(e.finished - e.started));
   return text + line;
 }
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "launch/seconds.h"
+#include "base/seconds.h"
 #include "trainer/distributed/node_shared_memory.h"
 
 namespace distributed {
@@ -252,7 +252,7 @@ void GradSync::synchronize() {
     if (bucket.work) bucket.work->wait();
     bucket.work.reset();
   }
-  stats_.wait_seconds = launch::seconds_since(start);
+  stats_.wait_seconds = base::seconds_since(start);
 }
 
 torch::Tensor GradSync::sum_of_squares() const {

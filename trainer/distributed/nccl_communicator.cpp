@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 
 // Events are c10::Event, never a raw cudaEvent_t: c10's query clears the "not
 // ready" that a raw query leaves as the thread's last CUDA error, for the next

@@ -23,7 +23,7 @@
 
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/manifest.h"
-#include "launch/logging.h"
+#include "base/logging.h"
 #include "launch/process.h"
 #include "launch/ranks.h"
 #include "trainer/checkpoint/state_dict.h"
@@ -164,7 +164,7 @@ int run(const eval::EvaluateOptions& o, const launch::ProcessInfo& info) {
 
 int main(int argc, char** argv) {
   launch::Process& process = launch::Process::init(argc, argv);
-  logging::setup(process.info());
+  logging::setup(process.info().rank);
 
   CLI::App app{
       "Evaluate a training run: loss/perplexity, greedy or beam decoding, BLEU, chrF, "

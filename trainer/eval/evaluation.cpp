@@ -10,11 +10,11 @@
 #include "data_pipeline/batcher.h"
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/loader/collate.h"
-#include "launch/file_write.h"
-#include "launch/logging.h"
-#include "launch/progress.h"
+#include "base/file_write.h"
+#include "base/logging.h"
+#include "base/progress.h"
 #include "launch/ranks.h"
-#include "launch/seconds.h"
+#include "base/seconds.h"
 #include "trainer/eval/metrics/classification_metrics.h"
 #include "trainer/eval/references.h"
 #include "trainer/eval/text_metrics.h"
@@ -50,7 +50,7 @@ json score_batches(EvalModel& m, const data::Dataset& dataset,
   int64_t share = 0;  // examples in this rank's batches
   for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(world))
     share += static_cast<int64_t>(batches[i].size());
-  launch::Progress progress("evaluating " + options.split + (world > 1 ? " (rank 0's share)" : ""),
+  base::Progress progress("evaluating " + options.split + (world > 1 ? " (rank 0's share)" : ""),
                             share, m.classification() ? "examples" : "sentences",
                             options.progress_s, rank == 0);
   for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(world)) {
@@ -62,7 +62,7 @@ json score_batches(EvalModel& m, const data::Dataset& dataset,
         {i, sums.smoothed.item<double>(), sums.nll.item<double>(), sums.tokens.item<int64_t>()});
     const auto begin = std::chrono::steady_clock::now();
     const auto predictions = predict(m, batch, options.decode);
-    predict_seconds += launch::seconds_since(begin);
+    predict_seconds += base::seconds_since(begin);
     for (size_t b = 0; b < predictions.size(); ++b)
       mine["outputs"].push_back({batches[i][b], predictions[b]});
     progress.advance(static_cast<int64_t>(predictions.size()));
@@ -121,7 +121,7 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
   const auto start = std::chrono::steady_clock::now();
   const json mine = score_batches(m, dataset, batches, options, ranks.rank(), ranks.size());
   const std::vector<std::string> gathered = ranks.gather(mine.dump());
-  const double seconds = launch::seconds_since(start);
+  const double seconds = base::seconds_since(start);
   if (ranks.rank() != 0) return nullptr;
 
   // Sums in batch order, outputs in input order: the same for any number of ranks.
@@ -141,14 +141,14 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
   // The outputs written before they are scored: a failure in scoring (a
   // reference file, a metric) loses none of the decoding.
   const fs::path out_dir(options.out_dir);
-  launch::make_directories(out_dir, "the output directory (--out)");
+  base::make_directories(out_dir, "the output directory (--out)");
   const fs::path lines_file = out_dir / (m.classification() ? "predictions.txt" : "hypotheses.txt");
   const std::vector<std::string> lines = output_lines(m, outputs);
   std::error_code ignored;
   fs::remove(out_dir / "results.json", ignored);  // an earlier run's: not these outputs' scores
   std::string text;
   for (const auto& line : lines) text += line + "\n";
-  launch::write_file(lines_file, text);
+  base::write_file(lines_file, text);
 
   json results = {{"task", m.manifest.task},
                   {"split", options.split},
@@ -172,7 +172,7 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
                              std::to_string(lines.size()) + " outputs decoded are kept in " +
                              lines_file.string() + ")");
   }
-  launch::write_file(out_dir / "results.json", results.dump(2) + "\n");
+  base::write_file(out_dir / "results.json", results.dump(2) + "\n");
   logging::info("results in {}", (out_dir / "results.json").string());
   return results;
 }

@@ -31,7 +31,7 @@ struct EvalOptions {
   DecodeOptions decode;
   std::string bleu_tokenize =
       "auto";              // sacreBLEU tokenizer; auto: char for char datasets, else 13a
-  double progress_s = 10;  // rank 0 logs progress and ETA this often (launch/progress.h)
+  double progress_s = 10;  // rank 0 logs progress and ETA this often (base/progress.h)
 };
 
 // The results (rank 0; null elsewhere). Collective over `ranks`.

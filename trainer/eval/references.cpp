@@ -5,7 +5,7 @@
 
 #include "data_pipeline/sha256.h"
 #include "data_pipeline/text_line.h"
-#include "launch/logging.h"
+#include "base/logging.h"
 
 namespace eval {
 

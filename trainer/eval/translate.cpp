@@ -7,7 +7,7 @@
 #include "data_pipeline/loader/collate.h"
 #include "data_pipeline/text_line.h"
 #include "data_pipeline/utf8.h"
-#include "launch/logging.h"
+#include "base/logging.h"
 #include "trainer/eval/source_encoder.h"
 
 namespace eval {

@@ -9,9 +9,9 @@
 #include <set>
 #include <thread>
 
-#include "launch/file_write.h"
-#include "launch/holder_lock.h"
-#include "launch/logging.h"
+#include "base/file_write.h"
+#include "base/holder_lock.h"
+#include "base/logging.h"
 #include "launch/ranks.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/finished_marker.h"
@@ -46,7 +46,7 @@ void append_row(const fs::path& table, const nlohmann::json& r) {
   out << r["step"] << "\t" << value("loss") << "\t" << value("ppl") << "\t" << bleu << "\t" << chrf
       << "\t" << value("exact_match") << "\t" << value("accuracy") << "\t" << value("seconds")
       << "\t" << r["checkpoints"][0].get<std::string>() << "\n";
-  launch::check_written(out, table);
+  base::check_written(out, table);
 }
 
 // Rank 0's decision for this poll: a checkpoint to score, "" to wait, or "finished".
@@ -66,15 +66,15 @@ void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ran
   const fs::path table = eval_dir / ("watch-" + options.split + ".tsv");
   // One watcher per run and split: two would score every checkpoint twice
   // into one table. Rank 0 holds the lock; a refusal ends every rank alike.
-  std::unique_ptr<launch::HolderLock> lock;
+  std::unique_ptr<base::HolderLock> lock;
   launch::together(ranks, [&] {
     if (ranks.rank() != 0) return;
-    launch::make_directories(eval_dir, "the evaluation directory");
+    base::make_directories(eval_dir, "the evaluation directory");
     const fs::path lock_file = eval_dir / (".watch-" + options.split + ".lock");
     try {
-      lock = std::make_unique<launch::HolderLock>(
+      lock = std::make_unique<base::HolderLock>(
           lock_file.string(), "a second watcher of this run and split would not be detected");
-    } catch (const launch::HolderLock::Held& held) {
+    } catch (const base::HolderLock::Held& held) {
       throw std::runtime_error(
           table.string() + " is being written by another evaluate --watch (" + held.holder +
           ", holding " + lock_file.string() +

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 #include "trainer/distributed/make_communicator.h"
 #include "trainer/runtime/cuda_devices.h"
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 
 namespace runtime {
 

@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "launch/logging.h"
-#include "launch/seconds.h"
-#include "launch/text_format.h"
+#include "base/logging.h"
+#include "base/seconds.h"
+#include "base/text_format.h"
 #include "trainer/train/diverged_weights.h"
 #include "trainer/train/exit_codes.h"
 
@@ -93,7 +93,7 @@ void Checkpointer::write(checkpoint::TrainState& state, bool best) {
   const auto begin = Clock::now();
   saver_.save(state.step, part, best);
   logging::info("checkpoint of step {}: snapshot in {:.2f} s, written beside training", state.step,
-                launch::seconds_since(begin));
+                base::seconds_since(begin));
   last_saved_step_ = state.step;
   schedule_.saved(Clock::now());
   outcomes_.checkpoint_began();

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "launch/logging.h"
-#include "launch/seconds.h"
+#include "base/logging.h"
+#include "base/seconds.h"
 
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
 #include <ATen/DeviceAccelerator.h>
@@ -72,13 +72,13 @@ void IntervalLog::write(const checkpoint::TrainState& state, double lr,
                         const std::array<double, kNumPhases>& seconds,
                         distributed::Communicator& comm, const torch::Device& device) {
   const auto now = Clock::now();
-  const double wall = launch::seconds(now - start_);
+  const double wall = base::seconds(now - start_);
   const nlohmann::json shares = phase_shares(seconds, wall, comm, device);  // collective
   const auto [rss_mb, gpu_mb] = peak_memory_mb(comm, device);               // collective
   if (metrics_ && sums_.tokens > 0) {
     const double loss = sums_.smoothed / sums_.tokens, nll = sums_.nll / sums_.tokens;
     const double grad_norm = sums_.grad_norm / std::max<int64_t>(1, sums_.steps);
-    const double tokens_per_s = sums_.tokens / wall, elapsed = launch::seconds(now - run_start_);
+    const double tokens_per_s = sums_.tokens / wall, elapsed = base::seconds(now - run_start_);
     nlohmann::json row = {{"step", state.step},     {"epoch", state.epoch},
                           {"loss", loss},           {"nll", nll},
                           {"ppl", std::exp(nll)},   {"lr", lr},

@@ -1,6 +1,6 @@
 #include "trainer/train/metrics_log.h"
 
-#include "launch/file_write.h"
+#include "base/file_write.h"
 
 #include <cerrno>
 #include <filesystem>
@@ -24,7 +24,7 @@ void truncate_after(const std::string& path, int64_t step) {
   }
   std::string text;
   for (const auto& row : kept) text += row + "\n";
-  launch::write_file(path, text);
+  base::write_file(path, text);
 }
 
 }  // namespace
@@ -33,13 +33,13 @@ MetricsLog::MetricsLog(const std::string& path, int64_t resumed_step) : path_(pa
   truncate_after(path, resumed_step);
   errno = 0;
   out_.open(path, std::ios::app);
-  launch::check_written(out_, path);
+  base::check_written(out_, path);
 }
 
 void MetricsLog::write(const nlohmann::json& record) {
   errno = 0;
   out_ << record.dump() << "\n";
-  launch::check_written(out_, path_);
+  base::check_written(out_, path_);
 }
 
 }  // namespace train

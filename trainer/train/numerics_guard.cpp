@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 
 namespace train {
 

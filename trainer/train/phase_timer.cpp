@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-#include "launch/seconds.h"
+#include "base/seconds.h"
 
 namespace train {
 namespace {
@@ -79,7 +79,7 @@ PhaseTimer::Scope::~Scope() {
   if (timer_.device_events_)
     timer_.device_events_->end();
   else
-    timer_.host_seconds_[static_cast<size_t>(phase_)] += launch::seconds_since(start_);
+    timer_.host_seconds_[static_cast<size_t>(phase_)] += base::seconds_since(start_);
 }
 
 std::array<double, kNumPhases> PhaseTimer::take() {

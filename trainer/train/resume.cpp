@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 #include "trainer/checkpoint/train_state.h"
 
 namespace train {

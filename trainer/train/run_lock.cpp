@@ -7,11 +7,11 @@ namespace train {
 
 RunLock::RunLock(const std::string& run_dir) : lock_(take(run_dir)) {}
 
-launch::HolderLock RunLock::take(const std::string& run_dir) {
+base::HolderLock RunLock::take(const std::string& run_dir) {
   try {
-    return launch::HolderLock((std::filesystem::path(run_dir) / ".lock").string(),
+    return base::HolderLock((std::filesystem::path(run_dir) / ".lock").string(),
                               "a second trainer on this run directory would not be detected");
-  } catch (const launch::HolderLock::Held& held) {
+  } catch (const base::HolderLock::Held& held) {
     throw std::runtime_error("the run directory " + run_dir + " is in use by another trainer (" +
                              held.holder + ", holding " +
                              (std::filesystem::path(run_dir) / ".lock").string() +

@@ -1,5 +1,5 @@
 // One trainer per run directory: rank 0 holds a lock on <run>/.lock for the
-// job's life (launch/holder_lock.h), taken before it writes anything there.
+// job's life (base/holder_lock.h), taken before it writes anything there.
 // A second trainer on the same run directory (a job resubmitted while its
 // requeued twin is pending, two users on one name) is refused, naming the
 // holder: its host, PID, Slurm job and start time. Readers beside training
@@ -7,7 +7,7 @@
 #pragma once
 #include <string>
 
-#include "launch/holder_lock.h"
+#include "base/holder_lock.h"
 
 namespace train {
 
@@ -18,8 +18,8 @@ class RunLock {
   explicit RunLock(const std::string& run_dir);
 
  private:
-  static launch::HolderLock take(const std::string& run_dir);
-  launch::HolderLock lock_;
+  static base::HolderLock take(const std::string& run_dir);
+  base::HolderLock lock_;
 };
 
 }  // namespace train

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 #include "trainer/runtime/precision.h"
 
 namespace train {

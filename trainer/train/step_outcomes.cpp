@@ -1,6 +1,6 @@
 #include "trainer/train/step_outcomes.h"
 
-#include "launch/logging.h"
+#include "base/logging.h"
 
 namespace train {
 

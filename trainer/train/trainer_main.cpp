@@ -15,7 +15,7 @@
 #include <memory>
 #include <optional>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 #include "launch/process.h"
 #include "trainer/config/run_config.h"
 #include "trainer/runtime/host_memory.h"
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   // one during start-up stops at the first step, one after the run's end
   // changes nothing (the run is complete), neither kills the process.
   train::PreemptionSignals signals;
-  logging::setup(process.info());
+  logging::setup(process.info().rank);
 
   CLI::App app{"Train the Transformer (run under mpirun for several ranks)"};
   config::RunConfigOptions options(app);

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "data_pipeline/dataset_identity.h"
-#include "launch/file_write.h"
-#include "launch/logging.h"
-#include "launch/seconds.h"
+#include "base/file_write.h"
+#include "base/logging.h"
+#include "base/seconds.h"
 #include "launch/shared_directory.h"
 #include "trainer/checkpoint/finished_marker.h"
 #include "trainer/checkpoint/optimizer_state.h"
@@ -23,7 +23,7 @@ namespace train {
 std::unique_ptr<RunLock> Trainer::lock_run_directory() {
   std::unique_ptr<RunLock> lock;
   launch::on_main(ranks_, [&] {
-    launch::make_directories(run_dir_, "the run directory (run.out_dir / run.name)");
+    base::make_directories(run_dir_, "the run directory (run.out_dir / run.name)");
     lock = std::make_unique<RunLock>(run_dir_.string());
   });
   // Before any training: a run directory only rank 0's node sees would fail
@@ -65,7 +65,7 @@ Trainer::Start Trainer::start_or_resume(const checkpoint::CheckpointChoice& resu
         "resuming from {} (step {}, epoch {}, batch {} of the epoch; saved by {} ranks "
         "x {} accumulation steps; loaded in {:.1f} s)",
         chosen, start.state.step, start.state.epoch, start.state.cursor, resumed.run.world_size,
-        resumed.run.accum_steps, launch::seconds_since(begin));
+        resumed.run.accum_steps, base::seconds_since(begin));
     if (start.state.window < 0)
       logging::warn(
           "{} was saved before batches came from windows of the shuffled split: the rest of "
@@ -79,7 +79,7 @@ Trainer::Start Trainer::start_or_resume(const checkpoint::CheckpointChoice& resu
     if (!aside.empty())
       logging::warn("training from {}: the run's checkpoints of later steps moved to {}",
                     chosen_step >= 0 ? "step " + std::to_string(chosen_step) : "the start", aside);
-    launch::write_file(run_dir_ / "config.toml", resolved_toml_);
+    base::write_file(run_dir_ / "config.toml", resolved_toml_);
     checkpoint::clear_finished(run_dir_.string());
   });
   distributed::broadcast_parameters(params_, *comm_);  // a fresh start: rank 0's initialisation

@@ -21,9 +21,9 @@
 
 #include "data_pipeline/batch_plan.h"
 #include "data_pipeline/dataset_identity.h"
-#include "launch/logging.h"
-#include "launch/seconds.h"
-#include "launch/text_format.h"
+#include "base/logging.h"
+#include "base/seconds.h"
+#include "base/text_format.h"
 #include "trainer/checkpoint/finished_marker.h"
 #include "trainer/checkpoint/state_dict.h"
 #include "trainer/distributed/consistency.h"
@@ -251,7 +251,7 @@ int Trainer::run() {
   checkpointer_.finish(state_);
   if (ranks_.is_main()) checkpoint::mark_finished(run_dir_.string(), state_.step);
   logging::info("training done: {} steps, {} epochs, {:.0f} s", state_.step, state_.epoch,
-                launch::seconds_since(start));
+                base::seconds_since(start));
   return kExitDone;
 }
 

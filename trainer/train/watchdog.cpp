@@ -7,8 +7,8 @@
 #include <functional>
 #include <memory>
 
-#include "launch/logging.h"
-#include "launch/seconds.h"
+#include "base/logging.h"
+#include "base/seconds.h"
 #include "trainer/train/exit_codes.h"
 
 namespace train {
@@ -94,7 +94,7 @@ void Watchdog::run() {
   const auto poll = std::chrono::duration<double>(timeout_ > 0 ? std::min(1.0, timeout_ / 4) : 1.0);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_cv_.wait_for(lock, poll, [this] { return stop_; })) {
-    const double stuck = launch::seconds_since(since_);
+    const double stuck = base::seconds_since(since_);
     if (timeout_ > 0 && stuck > timeout_)
       end_job(kExitWatchdog,
               text::format("watchdog: {} has been in '{}' of step {} for {:.0f} s "

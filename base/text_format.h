@@ -1,6 +1,6 @@
 // "{}" formatting for log lines and messages, without fmt in the header: the
 // torch translation units include this, and LibTorch ships an fmt of its own
-// that must never meet the system's (see launch/logging.h).
+// that must never meet the system's (see base/logging.h).
 //
 //   text::format("step {:>6} | loss {:.4f} | {}", step, loss, name)
 //

@@ -1,8 +1,8 @@
-#include "launch/utc_time.h"
+#include "base/utc_time.h"
 
 #include <ctime>
 
-namespace launch {
+namespace base {
 
 namespace {
 
@@ -19,4 +19,4 @@ std::string utc_now(const char* format) {
 std::string utc_now() { return utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 std::string utc_now_for_path() { return utc_now("%Y-%m-%dT%H-%M-%SZ"); }
 
-}  // namespace launch
+}  // namespace base

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace launch {
+namespace base {
 
 class HolderLock {
  public:
@@ -40,4 +40,4 @@ class HolderLock {
   int fd_ = -1;
 };
 
-}  // namespace launch
+}  // namespace base

@@ -10,14 +10,13 @@
 #pragma once
 #include <string>
 
-#include "launch/process.h"
-#include "launch/text_format.h"
+#include "base/text_format.h"
 
 namespace logging {
 
 enum class Level { kInfo, kWarn, kError, kCritical };
 
-void setup(const launch::ProcessInfo& info);  // once, after MPI start-up
+void setup(int rank);  // once, after MPI start-up: the rank that tags each line
 bool enabled(Level level);                    // false for info on ranks > 0
 void write(Level level, const std::string& line);
 void flush();

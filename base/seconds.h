@@ -2,7 +2,7 @@
 #pragma once
 #include <chrono>
 
-namespace launch {
+namespace base {
 
 inline double seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -12,4 +12,4 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
   return seconds(std::chrono::steady_clock::now() - start);
 }
 
-}  // namespace launch
+}  // namespace base

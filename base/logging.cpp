@@ -1,4 +1,4 @@
-#include "launch/logging.h"
+#include "base/logging.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -18,10 +18,10 @@ spdlog::level::level_enum to_spdlog(Level level) {
 
 }  // namespace
 
-void setup(const launch::ProcessInfo& info) {
-  auto logger = spdlog::stderr_color_mt("rank" + std::to_string(info.rank));
-  logger->set_pattern("[%H:%M:%S] [rank " + std::to_string(info.rank) + "] [%^%l%$] %v");
-  logger->set_level(info.rank == 0 ? spdlog::level::info : spdlog::level::warn);
+void setup(int rank) {
+  auto logger = spdlog::stderr_color_mt("rank" + std::to_string(rank));
+  logger->set_pattern("[%H:%M:%S] [rank " + std::to_string(rank) + "] [%^%l%$] %v");
+  logger->set_level(rank == 0 ? spdlog::level::info : spdlog::level::warn);
   logger->flush_on(spdlog::level::warn);
   spdlog::set_default_logger(logger);
 }

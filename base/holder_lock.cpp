@@ -1,4 +1,4 @@
-#include "launch/holder_lock.h"
+#include "base/holder_lock.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "launch/logging.h"
-#include "launch/utc_time.h"
+#include "base/logging.h"
+#include "base/utc_time.h"
 
-namespace launch {
+namespace base {
 
 namespace {
 
@@ -67,4 +67,4 @@ HolderLock::~HolderLock() {
   if (fd_ >= 0) close(fd_);
 }
 
-}  // namespace launch
+}  // namespace base

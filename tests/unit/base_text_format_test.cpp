@@ -1,4 +1,4 @@
-// text::format (launch/text_format.h) against printf, the reference for
+// text::format (base/text_format.h) against printf, the reference for
 // widths, precision and alignment of numbers, and hand-written cases for text.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "launch/text_format.h"
+#include "base/text_format.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-namespace launch {
+namespace base {
 
 // The line for `done` of `total` `unit` after `seconds`:
 // rate = done / seconds, ETA = (total - done) / rate (H:MM:SS, "?" before any rate).
@@ -32,4 +32,4 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-}  // namespace launch
+}  // namespace base

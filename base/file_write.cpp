@@ -1,4 +1,4 @@
-#include "launch/file_write.h"
+#include "base/file_write.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "launch/logging.h"
+#include "base/logging.h"
 
-namespace launch {
+namespace base {
 
 namespace {
 
@@ -77,4 +77,4 @@ void make_directories(const std::filesystem::path& dir, std::string_view what) {
                              error.message());
 }
 
-}  // namespace launch
+}  // namespace base

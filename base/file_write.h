@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string_view>
 
-namespace launch {
+namespace base {
 
 // `bytes` into `path`: written to a temporary file beside it, fsynced, and
 // renamed over `path` (the old file, if any, stays until then). Throws
@@ -32,4 +32,4 @@ void make_directories(const std::filesystem::path& dir, std::string_view what);
 // std::runtime_error("cannot write <path>: <reason>") if the stream failed.
 void check_written(std::ostream& out, const std::filesystem::path& path);
 
-}  // namespace launch
+}  // namespace base

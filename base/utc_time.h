@@ -4,9 +4,9 @@
 #pragma once
 #include <string>
 
-namespace launch {
+namespace base {
 
 std::string utc_now();           // 2026-11-26T09:14:03Z
 std::string utc_now_for_path();  // 2026-11-26T09-14-03Z
 
-}  // namespace launch
+}  // namespace base

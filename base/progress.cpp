@@ -1,11 +1,11 @@
-#include "launch/progress.h"
+#include "base/progress.h"
 
 #include <cmath>
 
-#include "launch/logging.h"
-#include "launch/seconds.h"
+#include "base/logging.h"
+#include "base/seconds.h"
 
-namespace launch {
+namespace base {
 
 std::string progress_line(const std::string& what, int64_t done, int64_t total,
                           const std::string& unit, double seconds) {
@@ -31,10 +31,10 @@ void Progress::advance(int64_t n) { reach(done_ + n); }
 void Progress::reach(int64_t done) {
   done_ = done;
   if (!enabled_) return;
-  const double elapsed = launch::seconds_since(start_);
+  const double elapsed = base::seconds_since(start_);
   if (done_ < total_ && elapsed - last_s_ < every_s_) return;
   last_s_ = elapsed;
   logging::info("{}", progress_line(what_, done_, total_, unit_, elapsed));
 }
 
-}  // namespace launch
+}  // namespace base
