@@ -27,13 +27,13 @@ TEST(StepInterval, MultiplesOnlyAndNeverForZero) {
 }
 
 TEST(IntervalLog, EveryNAndTheLastStep) {
-  const train::IntervalLog log(nullptr, 0, /*max_steps=*/10, /*every=*/4);
+  const train::IntervalLog log(nullptr, 0, /*max_steps=*/10, /*every=*/4, {}, 0);
   EXPECT_EQ(due_steps(12, [&](int64_t s) { return log.due(s); }),
             (std::vector<int64_t>{4, 8, 10, 12}));
 }
 
 TEST(IntervalLog, NoMaxStepsNoExtraLine) {
-  const train::IntervalLog log(nullptr, 0, /*max_steps=*/0, /*every=*/5);
+  const train::IntervalLog log(nullptr, 0, /*max_steps=*/0, /*every=*/5, {}, 0);
   EXPECT_EQ(due_steps(12, [&](int64_t s) { return log.due(s); }), (std::vector<int64_t>{5, 10}));
 }
 

@@ -69,7 +69,7 @@ TEST(StepRecord, SumsAreViewsOfTheCollectivesBuffer) {
 struct Reading : ::testing::Test {
   train::Watchdog watchdog{0, 0};  // timeout 0: no watching
   train::NumericsGuard guard{3};
-  train::IntervalLog log{nullptr, 0, 0, 1};
+  train::IntervalLog log{nullptr, 0, 0, 1, {}, 0};
   train::StepOutcomes outcomes{watchdog, guard, log};
 };
 

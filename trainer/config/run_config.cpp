@@ -99,6 +99,10 @@ void RunConfig::bind(settings::Schema& s) {
   s.add("train.max_epochs", &train.max_epochs, "epochs to train (0 = no limit)");
   s.add("train.accum_steps", &train.accum_steps, "micro-batches per rank per optimizer step");
   s.add("train.log_every", &train.log_every, "log a line every N steps");
+  s.add("train.slow_rank_factor", &train.slow_rank_factor,
+        "at each log line, name in the log and metrics.jsonl every rank whose compute time "
+        "over the interval (its step time less its wait in collectives) is this many times the "
+        "median rank's or more, with its host and device (0 = off)");
   s.add("train.save_every", &train.save_every, "checkpoint every N steps (0 = only at the end)");
   s.add("train.save_every_minutes", &train.save_every_minutes,
         "also checkpoint when this many minutes have passed since the last save (0 = off)");
@@ -176,6 +180,8 @@ void RunConfig::validate() const {
   require(train.max_steps > 0, "train.max_steps must be > 0");
   require(train.accum_steps > 0, "train.accum_steps must be > 0");
   require(train.log_every > 0, "train.log_every must be > 0");
+  require(train.slow_rank_factor == 0 || train.slow_rank_factor > 1,
+          "train.slow_rank_factor must be 0 (off) or above 1");
   require(train.save_every >= 0, "train.save_every must be >= 0");
   require(train.threads >= 0, "train.threads must be >= 0");
   require(train.save_every_minutes >= 0, "train.save_every_minutes must be >= 0");

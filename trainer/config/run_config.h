@@ -52,6 +52,7 @@ struct TrainSection {
   int64_t max_epochs = 0;      // 0 = no limit
   int64_t accum_steps = 1;     // micro-batches per rank per step
   int64_t log_every = 100;
+  double slow_rank_factor = 1.3;  // name ranks computing this many times the median; 0 = off
   int64_t save_every = 1000;
   double save_every_minutes = 0;    // also save when this much time has passed; 0 = off
   int64_t keep_last = 5;            // checkpoints kept (plus the best)

@@ -8,6 +8,7 @@
 
 #include "base/logging.h"
 #include "base/seconds.h"
+#include "trainer/train/slow_ranks.h"
 
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 9)
 #include <ATen/DeviceAccelerator.h>
@@ -16,17 +17,28 @@
 namespace train {
 namespace {
 
-// The interval's phase times as shares of its wall time, averaged over ranks.
-nlohmann::json phase_shares(const std::array<double, kNumPhases>& seconds, double wall,
+// Every rank's phase seconds over the interval: [ranks, phases], on the CPU.
+torch::Tensor phase_seconds(const std::array<double, kNumPhases>& seconds,
                             distributed::Communicator& comm, const torch::Device& device) {
-  torch::Tensor sums = torch::tensor(std::vector<double>(seconds.begin(), seconds.end()),
-                                     torch::dtype(torch::kDouble))
-                           .to(device);
-  comm.allreduce_sum(sums);
-  sums = sums.cpu() / (comm.world_size() * wall);
+  const torch::Tensor local = torch::tensor(std::vector<double>(seconds.begin(), seconds.end()),
+                                            torch::dtype(torch::kDouble));
+  return comm.allgather(local.to(device)).cpu().reshape({comm.world_size(), kNumPhases});
+}
+
+// The interval's phase times as shares of its wall time, averaged over ranks.
+nlohmann::json phase_shares(const torch::Tensor& seconds, double wall) {
+  const torch::Tensor mean = seconds.mean(0) / wall;
   nlohmann::json shares;
-  for (size_t p = 0; p < kNumPhases; ++p) shares[kPhaseNames[p]] = sums[p].item<double>();
+  for (size_t p = 0; p < kNumPhases; ++p)
+    shares[kPhaseNames[p]] = mean[static_cast<int64_t>(p)].item<double>();
   return shares;
+}
+
+// Each rank's time computing (every phase but comm_wait), in rank order.
+std::vector<double> compute_seconds(const torch::Tensor& seconds) {
+  const auto wait = static_cast<int64_t>(Phase::kCommWait);
+  const torch::Tensor compute = seconds.sum(1) - seconds.select(1, wait);
+  return {compute.data_ptr<double>(), compute.data_ptr<double>() + compute.numel()};
 }
 
 // This rank's peaks so far, MiB: its resident set size and, on a GPU, the
@@ -56,8 +68,14 @@ std::pair<double, double> peak_memory_mb(distributed::Communicator& comm,
 }  // namespace
 
 IntervalLog::IntervalLog(std::unique_ptr<MetricsLog> metrics, int64_t first_step, int64_t max_steps,
-                         int64_t every)
-    : metrics_(std::move(metrics)), first_step_(first_step), max_steps_(max_steps), every_{every} {}
+                         int64_t every, std::vector<std::string> where, double slow_factor)
+    : metrics_(std::move(metrics)),
+      first_step_(first_step),
+      max_steps_(max_steps),
+      every_{every},
+      where_(std::move(where)),
+      slow_factor_(slow_factor),
+      interval_start_step_(first_step) {}
 
 void IntervalLog::add(const StepResult& r) {
   if (!r.updated) return;
@@ -73,8 +91,10 @@ void IntervalLog::write(const checkpoint::TrainState& state, double lr,
                         distributed::Communicator& comm, const torch::Device& device) {
   const auto now = Clock::now();
   const double wall = base::seconds(now - start_);
-  const nlohmann::json shares = phase_shares(seconds, wall, comm, device);  // collective
-  const auto [rss_mb, gpu_mb] = peak_memory_mb(comm, device);               // collective
+  const torch::Tensor all_seconds = phase_seconds(seconds, comm, device);  // collective
+  const auto [rss_mb, gpu_mb] = peak_memory_mb(comm, device);              // collective
+  const nlohmann::json shares = phase_shares(all_seconds, wall);
+  const nlohmann::json slow = name_slow_ranks(state.step, all_seconds);
   if (metrics_ && sums_.tokens > 0) {
     const double loss = sums_.smoothed / sums_.tokens, nll = sums_.nll / sums_.tokens;
     const double grad_norm = sums_.grad_norm / std::max<int64_t>(1, sums_.steps);
@@ -86,6 +106,7 @@ void IntervalLog::write(const checkpoint::TrainState& state, double lr,
                           {"time_share", shares},   {"peak_rss_mb", rss_mb},
                           {"elapsed_s", elapsed}};
     if (device.is_cuda()) row["peak_gpu_mb"] = gpu_mb;
+    if (!slow.empty()) row["slow_ranks"] = slow;
     std::string progress;
     if (max_steps_ > 0 && state.step > first_step_) {
       const double eta = elapsed / static_cast<double>(state.step - first_step_) *
@@ -104,6 +125,30 @@ void IntervalLog::write(const checkpoint::TrainState& state, double lr,
   }
   sums_ = checkpoint::LogWindowSums();
   start_ = now;
+  interval_start_step_ = state.step;
+}
+
+nlohmann::json IntervalLog::name_slow_ranks(int64_t step, const torch::Tensor& seconds) const {
+  nlohmann::json named = nlohmann::json::array();
+  if (!metrics_) return named;  // rank 0 names them
+  const std::vector<double> compute = compute_seconds(seconds);
+  const torch::Tensor wait = seconds.select(1, static_cast<int64_t>(Phase::kCommWait)).contiguous();
+  const std::vector<double> waits(wait.data_ptr<double>(), wait.data_ptr<double>() + wait.numel());
+  for (const SlowRank& slow : slow_ranks(compute, slow_factor_)) {
+    const std::string& where = where_.at(static_cast<size_t>(slow.rank));
+    logging::warn(
+        "rank {} ({}) is slow: over steps {}-{} it computed {:.2f} s, {:.2f}x the median rank's "
+        "{:.2f} s, and waited {:.2f} s in collectives (the median rank {:.2f} s); if it stays "
+        "slow, exclude its node",
+        slow.rank, where, interval_start_step_ + 1, step, compute[slow.rank], slow.ratio,
+        median(compute), waits[slow.rank], median(waits));
+    named.push_back({{"rank", slow.rank},
+                     {"where", where},
+                     {"ratio", slow.ratio},
+                     {"compute_s", compute[slow.rank]},
+                     {"comm_wait_s", waits[slow.rank]}});
+  }
+  return named;
 }
 
 }  // namespace train

@@ -4,7 +4,8 @@
 //   step, epoch, loss, nll, ppl, lr, grad_norm, tokens_per_s,
 //   time_share {data, forward, backward, comm_wait, update} (mean over ranks),
 //   peak_rss_mb and, on GPUs, peak_gpu_mb (the caching allocator's peak; both the max over
-//   ranks), elapsed_s, progress and eta_s (to train.max_steps)
+//   ranks), elapsed_s, progress and eta_s (to train.max_steps), and slow_ranks
+//   when a rank lags (train/slow_ranks.h: rank, where, ratio, compute_s, comm_wait_s)
 //
 // The sums travel in checkpoints (checkpoint::TrainState::log_window), so a run resumed
 // mid-interval logs the same means.
@@ -13,6 +14,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -29,9 +32,11 @@ class IntervalLog {
  public:
   // metrics: rank 0's metrics.jsonl (null on other ranks). The run's progress
   // is measured from (first_step, now) to max_steps (0: no percent, no ETA).
-  // A line every `every` steps (train.log_every), and at max_steps.
+  // A line every `every` steps (train.log_every), and at max_steps. `where`:
+  // each rank's host and device, in rank order (rank 0's; empty elsewhere),
+  // for naming a rank `slow_factor` times slower than the median (0: off).
   IntervalLog(std::unique_ptr<MetricsLog> metrics, int64_t first_step, int64_t max_steps,
-              int64_t every);
+              int64_t every, std::vector<std::string> where, double slow_factor);
 
   bool due(int64_t step) const { return every_.due(step) || step == max_steps_; }
 
@@ -46,9 +51,15 @@ class IntervalLog {
 
  private:
   using Clock = std::chrono::steady_clock;
+  // Rank 0: the ranks train/slow_ranks.h names, logged; their rows for metrics.jsonl.
+  nlohmann::json name_slow_ranks(int64_t step, const torch::Tensor& seconds) const;
+
   std::unique_ptr<MetricsLog> metrics_;
   const int64_t first_step_, max_steps_;
   const StepInterval every_;
+  const std::vector<std::string> where_;
+  const double slow_factor_;
+  int64_t interval_start_step_;  // the last step of the previous interval
   const Clock::time_point run_start_ = Clock::now();
   Clock::time_point start_ = Clock::now();
   checkpoint::LogWindowSums sums_;

@@ -82,7 +82,9 @@ Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoic
       log_(ranks_.is_main()
                ? std::make_unique<MetricsLog>((run_dir_ / "metrics.jsonl").string(), state_.step)
                : nullptr,
-           state_.step, cfg.train.max_steps, cfg.train.log_every),
+           state_.step, cfg.train.max_steps, cfg.train.log_every,
+           ranks_.gather("host " + process.node + ", " + device_.str()),  // collective
+           cfg.train.slow_rank_factor),
       valid_metrics_(ranks_.is_main() ? std::make_unique<MetricsLog>(
                                             (run_dir_ / "valid.jsonl").string(), state_.step)
                                       : nullptr),
