@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "data_pipeline/sha256.h"
+
 namespace data {
 
 BatchPlan::BatchPlan(const Batcher& batcher, const PlanOptions& options, const PlanPosition& start)
@@ -36,6 +38,14 @@ std::string position_moved(const Batcher& batcher, const PlanPosition& position)
          std::to_string(window) + ", so part of it is skipped or seen twice";
 }
 
+std::string extend_ledger(const std::string& ledger, const GlobalBatch& batch) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the ledger hashes int64 as stored");
+  Sha256 hash;
+  hash.update(ledger.data(), ledger.size());
+  hash.update(batch.data(), batch.size() * sizeof(int64_t));
+  return hash.hex();
+}
+
 void BatchPlan::load_window(int64_t epoch, int64_t window) {
   if (epoch != next_.epoch) next_.cursor = 0;
   next_.epoch = epoch;
@@ -55,9 +65,10 @@ std::optional<PlannedStep> BatchPlan::next_step() {
       load_window(next_.epoch + 1, 0);
     }
   }
-  std::vector<GlobalBatch> parts =
-      batcher_.split(batches_[next_.batch], options_.world_size * options_.accum_steps);
+  const GlobalBatch& batch = batches_[next_.batch];
+  std::vector<GlobalBatch> parts = batcher_.split(batch, options_.world_size * options_.accum_steps);
   PlannedStep planned;
+  planned.ledger = next_.ledger = extend_ledger(next_.ledger, batch);
   planned.step = ++next_.step;
   planned.epoch = next_.epoch;
   planned.window = next_.window;

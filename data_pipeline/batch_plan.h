@@ -31,9 +31,20 @@ struct PlannedMicroBatch {
 // Where a plan stands: after `step` steps, the next global batch is batch
 // `batch` of window `window` of `epoch`, number `cursor` of the epoch.
 // window < 0: not recorded (a checkpoint from before windows); found from cursor.
+// `ledger`: the examples consumed so far, in order (examples_ledger).
 struct PlanPosition {
   int64_t step = 0, epoch = 0, window = 0, batch = 0, cursor = 0;
+  std::string ledger;
 };
+
+// The examples ledger: a SHA-256 chain over the global batches trained, in
+// order, "" before the first; ledger_n = hex(SHA-256(ledger_{n-1} || the
+// dataset indices of batch n as int64 little-endian)). Every rank plans the
+// same global batches, so the ledger is the same on every rank and for any
+// world size and accumulation: two runs whose ledgers at step n are equal
+// trained on the same examples in the same order, none skipped or seen twice
+// (across preemptions, restarts and world-size changes alike).
+std::string extend_ledger(const std::string& ledger, const GlobalBatch& batch);
 
 // One optimizer step: this rank's accum_steps micro-batches of one global batch.
 struct PlannedStep {
@@ -41,9 +52,10 @@ struct PlannedStep {
   int64_t epoch = 0, window = 0, batch = 0;      // of the step's global batch
   int64_t cursor = 0;                            // index of the step's global batch in its epoch
   std::vector<PlannedMicroBatch> micro_batches;  // [accum_steps]
+  std::string ledger;                            // the examples ledger with this step's batch
 
   // Where the plan stands once this step is trained (what a checkpoint saves).
-  PlanPosition after() const { return {step, epoch, window, batch + 1, cursor + 1}; }
+  PlanPosition after() const { return {step, epoch, window, batch + 1, cursor + 1, ledger}; }
 };
 
 struct PlanOptions {

@@ -34,6 +34,9 @@ import json, torch
 def model(run):
     return torch.load(f"runs/{run}/checkpoints/latest/model.pt")
 
+def ledger(run):
+    return json.load(open(f"runs/{run}/checkpoints/latest/state.json"))["examples_ledger"]
+
 def rows(run, name="metrics.jsonl"):
     return {r["step"]: r for r in map(json.loads, open(f"runs/{run}/{name}"))}
 
@@ -42,6 +45,7 @@ for k in (4, 5, 7, 11):
     run = f"from{k}"
     resumed = model(run)
     assert all(torch.equal(full[n], resumed[n]) for n in full), f"{run}: parameters differ"
+    assert len(ledger(run)) == 64 and ledger(run) == ledger("full"), f"{run}: examples ledger differs"
     got = rows(run)
     assert got and min(got) > k, (run, sorted(got))
     for step, row in got.items():

@@ -3,7 +3,8 @@
 // the same number of micro-batches; resuming at a step's position (or, for a
 // position saved before windows, at its cursor) gives the same micro-batches
 // as iterating there; a plan crosses windows and epochs; it ends at
-// max_steps or max_epochs.
+// max_steps or max_epochs. The examples ledger: SHA-256 as Python's hashlib
+// computes it, the same for any world size, accumulation and resume.
 #include <algorithm>
 #include <map>
 #include <random>
@@ -12,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include "data_pipeline/batch_plan.h"
+#include "tests/unit/run_command.h"
+#include "tests/unit/test_paths.h"
 
 namespace {
 
@@ -174,6 +177,41 @@ TEST(BatchPlan, EndsAtMaxStepsOrMaxEpochs) {
   const auto two_epochs = all(data::BatchPlan(b, {1, 0, 1, 0, 2}));
   EXPECT_EQ(static_cast<int64_t>(two_epochs.size()), 2 * per_epoch);
   EXPECT_EQ(two_epochs.back().after.epoch, 1);
+}
+
+// ledger_1 = SHA-256("" || 5, 7 as int64 little-endian), ledger_2 =
+// SHA-256(ledger_1's hex || 9): Python's hashlib, a reference outside this code.
+TEST(BatchPlan, LedgerIsTheSha256ChainPythonComputes) {
+  const std::string one = data::extend_ledger("", {5, 7});
+  const std::string two = data::extend_ledger(one, {9});
+  const auto python = test_util::run_command(
+      test_paths::python() +
+      " -c 'import hashlib, struct\n"
+      "one = hashlib.sha256(struct.pack(\"<2q\", 5, 7)).hexdigest()\n"
+      "print(one + \" \" + hashlib.sha256(one.encode() + struct.pack(\"<q\", 9)).hexdigest())'");
+  ASSERT_EQ(python.status, 0) << python.output;
+  EXPECT_EQ(one + " " + two + "\n", python.output);
+}
+
+// Every rank of any world size and accumulation, and a plan resumed at any
+// step's position, carries the ledger of one rank iterating from the start.
+TEST(BatchPlan, LedgerIsTheSameForAnyWorldSizeAndResume) {
+  const auto l = lengths(257);  // the batcher reads it
+  const auto b = batcher(l);
+  const auto reference = all(data::BatchPlan(b, {1, 0, 1, 30, 0}));
+  std::map<int64_t, std::string> ledger;  // step -> the ledger after it
+  for (const auto& item : reference) ledger[item.after.step] = item.after.ledger;
+  ASSERT_EQ(ledger.size(), 30u);
+  EXPECT_NE(ledger[29], ledger[30]);
+  for (int64_t world : {2, 3})
+    for (int64_t rank = 0; rank < world; ++rank)
+      for (const auto& item : all(data::BatchPlan(b, {world, rank, 2, 30, 0})))
+        EXPECT_EQ(item.after.ledger, ledger[item.after.step]) << world << " ranks, rank " << rank;
+  for (const int64_t k : {1, 9, 17}) {
+    const data::PlanPosition saved = reference[static_cast<size_t>(k - 1)].after;
+    for (const auto& item : all(data::BatchPlan(b, {2, 1, 1, 30, 0}, saved)))
+      EXPECT_EQ(item.after.ledger, ledger[item.after.step]) << "resumed after step " << k;
+  }
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ namespace {
 
 TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   checkpoint::CheckpointState s;
-  s.train = {{1200, 3, 5, 2, 17}, 1.25, 2, {10.5, 9.5, 400, 3.0, 2}, {}};
+  s.train = {{1200, 3, 5, 2, 17, "5e1f"}, 1.25, 2, {10.5, 9.5, 400, 3.0, 2}, {}};
   s.run = {4, 2, "abc123", "[model]\nd_model = 8\n"};
   const nlohmann::json j = s.to_json();
   // The keys as a reader outside this code knows them (README, Python).
@@ -25,6 +25,7 @@ TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   EXPECT_EQ(j.at("window"), 5);
   EXPECT_EQ(j.at("window_batch"), 2);
   EXPECT_EQ(j.at("cursor"), 17);
+  EXPECT_EQ(j.at("examples_ledger"), "5e1f");
   EXPECT_EQ(j.at("best_valid_loss"), 1.25);
   EXPECT_EQ(j.at("log_window").at("tokens"), 400);
   EXPECT_EQ(j.at("world_size"), 4);
@@ -40,6 +41,10 @@ TEST(TrainState, StateJsonRoundTripsAndNamesItsKeys) {
   nlohmann::json older = s.to_json();
   older.erase("loss_scale");
   EXPECT_EQ(checkpoint::CheckpointState::from_json(older).train.loss_scale.scale, 0);
+  // A checkpoint from before the ledger: a mark no recorded ledger equals.
+  older.erase("examples_ledger");
+  EXPECT_EQ(checkpoint::CheckpointState::from_json(older).train.ledger,
+            "unrecorded before step 1200");
   // A checkpoint from before windows has its cursor only: window -1.
   older.erase("window");
   older.erase("window_batch");

@@ -15,6 +15,7 @@ nlohmann::json CheckpointState::to_json() const {
           {"window", t.window},
           {"window_batch", t.batch},
           {"cursor", t.cursor},
+          {"examples_ledger", t.ledger},
           {"best_valid_loss",
            std::isfinite(t.best_valid_loss) ? nlohmann::json(t.best_valid_loss) : nlohmann::json()},
           {"checks_without_improvement", t.checks_without_improvement},
@@ -42,6 +43,10 @@ CheckpointState CheckpointState::from_json(const nlohmann::json& j) {
     t.epoch = j.at("epoch");
     t.cursor = j.at("cursor");
     t.window = j.contains("window") ? j.at("window").get<int64_t>() : -1;
+    // A checkpoint from before the ledger: its chain goes on from this mark,
+    // so it never equals a ledger recorded from the start.
+    t.ledger = j.contains("examples_ledger") ? j.at("examples_ledger").get<std::string>()
+                                             : "unrecorded before step " + std::to_string(t.step);
     t.batch = j.contains("window") ? j.at("window_batch").get<int64_t>() : 0;
     for (const auto& [key, value, least] : {std::tuple{"step", t.step, 0},
                                             {"epoch", t.epoch, 0},

@@ -9,6 +9,9 @@
 //                             (data/batch_plan.h), number `cursor` of the
 //                             epoch; window -1: a checkpoint from before
 //                             windows, whose batch is found from the cursor
+//   examples_ledger           the examples consumed up to `step`, in order: a
+//                             SHA-256 chain (data::extend_ledger); equal in two
+//                             runs: the same examples trained in the same order
 //   best_valid_loss, checks_without_improvement   validation history
 //   log_window                sums of the open log interval, so a run resumed
 //                             mid-interval logs the same means

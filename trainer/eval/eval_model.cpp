@@ -61,9 +61,12 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   m.device = device;
   m.checkpoints = checkpoints;
   try {
-    m.step = checkpoint::CheckpointState::from_json(
-                 checkpoint::read_checkpoint_state(checkpoints.back()))
-                 .train.step;
+    const checkpoint::TrainState newest =
+        checkpoint::CheckpointState::from_json(
+            checkpoint::read_checkpoint_state(checkpoints.back()))
+            .train;
+    m.step = newest.step;
+    m.examples_ledger = newest.ledger;
   } catch (const std::exception&) {
     if_pruned();
     throw;

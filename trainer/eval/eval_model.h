@@ -27,6 +27,7 @@ struct EvalModel {
   std::unique_ptr<task::Objective> objective;
   std::vector<std::string> checkpoints;  // the weights' sources, oldest first
   int64_t step = 0;                      // training step of the newest
+  std::string examples_ledger;           // ... and the examples it was trained on (train_state.h)
   torch::Device device = torch::kCPU;    // where the model computes
 
   bool classification() const { return manifest.task == "classification"; }

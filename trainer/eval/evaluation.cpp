@@ -154,6 +154,7 @@ json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Rank
                   {"split", options.split},
                   {"checkpoints", m.checkpoints},
                   {"step", m.step},
+                  {"examples_ledger", m.examples_ledger},
                   {"dataset", m.data_dir},
                   {"num_examples", dataset.size()},
                   {m.classification() ? "examples" : "target_tokens", count},

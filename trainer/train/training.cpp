@@ -252,8 +252,8 @@ int Trainer::run() {
   logging::info("parameters identical on all {} ranks (checksum)", ranks_.size());
   checkpointer_.finish(state_);
   if (ranks_.is_main()) checkpoint::mark_finished(run_dir_.string(), state_.step);
-  logging::info("training done: {} steps, {} epochs, {:.0f} s", state_.step, state_.epoch,
-                base::seconds_since(start));
+  logging::info("training done: {} steps, {} epochs, {:.0f} s; examples ledger {}", state_.step,
+                state_.epoch, base::seconds_since(start), state_.ledger);
   return kExitDone;
 }
 
