@@ -41,9 +41,10 @@ struct PlanPosition {
 // order, "" before the first; ledger_n = hex(SHA-256(ledger_{n-1} || the
 // dataset indices of batch n as int64 little-endian)). Every rank plans the
 // same global batches, so the ledger is the same on every rank and for any
-// world size and accumulation: two runs whose ledgers at step n are equal
-// trained on the same examples in the same order, none skipped or seen twice
-// (across preemptions, restarts and world-size changes alike).
+// world size and accumulation: two runs of one dataset (dataset_id) whose
+// ledgers at step n are equal consumed the same examples in the same order,
+// none skipped or seen twice (across preemptions, restarts and world-size
+// changes alike; a step the numerics guard skipped consumed its batch too).
 std::string extend_ledger(const std::string& ledger, const GlobalBatch& batch);
 
 // One optimizer step: this rank's accum_steps micro-batches of one global batch.

@@ -199,8 +199,9 @@ void Schema::load_toml(const std::string& path) {
 
 void Schema::add_to_cli(CLI::App& app) {
   for (auto& entry : entries_) {
-    // A BOOL key's short name is a flag: "--force" (true), "--force=false";
-    // its long name takes a value, as every key's does.
+    // A BOOL key's short name is a flag: "--force" (true), "--force=false" or
+    // "--force false" (the programs take no positional arguments it could
+    // swallow); its long name takes a value, as every key's does.
     const bool flag = std::holds_alternative<bool*>(entry.field) && !entry.alias.empty();
     const std::string names =
         "--" + entry.key + (entry.alias.empty() || flag ? "" : "," + entry.alias);
@@ -208,13 +209,23 @@ void Schema::add_to_cli(CLI::App& app) {
         app.add_option(names, entry.cli_value, entry.help)->type_name(type_label(entry));
     if (!entry.required) option->default_str(value_text(entry.field));
     entry.option = option;
-    if (flag) entry.flag = app.add_flag(entry.alias, entry.cli_value, entry.help);
+    if (flag) entry.flag = app.add_flag(entry.alias, entry.cli_value, entry.help)->expected(0, 1);
     // Given twice, the last one wins (a script's defaults, then the user's override).
     for (CLI::Option* given : {option, entry.flag})
       if (given)
         given->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
             ->group("[" + section_of(entry.key) + "]");
   }
+}
+
+void Schema::add_config_file_and_cli(CLI::App& app, const std::string& config_help) {
+  app.add_option("--config", config_file_, config_help)->check(CLI::ExistingFile);
+  add_to_cli(app);
+}
+
+void Schema::read_settings() {
+  if (!config_file_.empty()) load_toml(config_file_);
+  apply_cli();
 }
 
 void Schema::apply_cli() {

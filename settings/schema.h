@@ -11,7 +11,8 @@
 // Precedence: defaults < settings file < command line. Unknown keys, values
 // of the wrong type and missing required keys are errors naming the file or
 // option and the key. On the command line a BOOL key's short name
-// (add_alias) is a flag: `--joint-vocab` alone means true, `--joint-vocab=false`;
+// (add_alias) is a flag: `--joint-vocab` alone means true, `--joint-vocab=false`
+// or `--joint-vocab false`;
 // its long name takes a value (`--text.joint_vocab false`) like every key's.
 #pragma once
 #include <cstdint>
@@ -78,6 +79,11 @@ class Schema {
   // After app.parse(): values given on the command line win; then every
   // required key must have been given.
   void apply_cli();
+  // A program's whole reading: `--config FILE` (help: `config_help`) and
+  // every key's option on `app`; after app.parse(), read_settings() loads the
+  // file, if given, then applies the command line.
+  void add_config_file_and_cli(CLI::App& app, const std::string& config_help);
+  void read_settings();
   // How the first key of `section` given by the user was given ("--train-src",
   // "text.train_src in prep.toml"), or "" when none was.
   std::string first_given(const std::string& section) const;
@@ -117,6 +123,7 @@ class Schema {
                      const std::string& name);
 
   std::vector<Entry> entries_;
+  std::string config_file_;  // --config, or empty
 };
 
 // The keys of one section, each with its short command-line name:

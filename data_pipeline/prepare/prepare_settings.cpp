@@ -107,14 +107,11 @@ void drop_splits_without_files(PrepareOptions& options) {
 
 PrepareSettings::PrepareSettings(CLI::App& app) {
   bind(schema_, options_);
-  app.add_option("--config", file_, "TOML settings file (a [section] per table below)")
-      ->check(CLI::ExistingFile);
-  schema_.add_to_cli(app);
+  schema_.add_config_file_and_cli(app, "TOML settings file (a [section] per table below)");
 }
 
 const PrepareOptions& PrepareSettings::resolve() {
-  if (!file_.empty()) schema_.load_toml(file_);
-  schema_.apply_cli();
+  schema_.read_settings();
   const std::string task = settings::name_of(kTaskNames, options_.task);
   const auto read = sections_of(options_.task);
   for (const std::string section :

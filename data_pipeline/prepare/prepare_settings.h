@@ -29,6 +29,8 @@ class PrepareSettings {
  public:
   // Adds --config and every key to `app`.
   explicit PrepareSettings(CLI::App& app);
+  PrepareSettings(const PrepareSettings&) = delete;  // the schema points into this object's options
+  PrepareSettings& operator=(const PrepareSettings&) = delete;
 
   // After app.parse(): the file, then the command line; throws
   // std::invalid_argument naming the key (a usage error).
@@ -41,7 +43,6 @@ class PrepareSettings {
   PrepareOptions options_;   // the fields the schema binds
   PrepareOptions resolved_;  // options_ with the splits given no file left out
   settings::Schema schema_;
-  std::string file_;  // --config, or empty
 };
 
 }  // namespace data

@@ -238,6 +238,10 @@ TEST(Schema, FlagsRequiredKeysAndHowAKeyWasGiven) {
   explicit_false.force = true;
   parsed(explicit_false, {"--force=false", "--dataset.out", "y"});
   EXPECT_FALSE(explicit_false.force);
+  Fields spaced_false;
+  spaced_false.force = true;
+  parsed(spaced_false, {"--force", "false", "--dataset.out", "y"});
+  EXPECT_FALSE(spaced_false.force);
   Fields long_name;
   parsed(long_name, {"--dataset.force", "true", "--dataset.out", "y"});
   EXPECT_TRUE(long_name.force);

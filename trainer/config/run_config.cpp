@@ -102,7 +102,8 @@ void RunConfig::bind(settings::Schema& s) {
   s.add("train.slow_rank_factor", &train.slow_rank_factor,
         "at each log line, name in the log and metrics.jsonl every rank whose compute time "
         "over the interval (its step time less its wait in collectives) is this many times the "
-        "median rank's or more, with its host and device (0 = off)");
+        "median rank's (the lower median: with half the ranks slow, a fast one's) or more, with "
+        "its host and device (0 = off)");
   s.add("train.save_every", &train.save_every, "checkpoint every N steps (0 = only at the end)");
   s.add("train.save_every_minutes", &train.save_every_minutes,
         "also checkpoint when this many minutes have passed since the last save (0 = off)");
@@ -235,8 +236,7 @@ RunConfigOptions::RunConfigOptions(CLI::App& app) {
   // evaluate's names for the same settings, so both programs take them.
   schema_.add_alias("train.threads", "--threads");
   schema_.add_alias("train.device", "--device");
-  app.add_option("--config", file_, "TOML run config (configs/*.toml)")->check(CLI::ExistingFile);
-  schema_.add_to_cli(app);
+  schema_.add_config_file_and_cli(app, "TOML run config (configs/*.toml)");
 }
 
 std::string RunConfigOptions::reference() const {
@@ -255,8 +255,7 @@ std::string RunConfigOptions::reference() const {
 }
 
 void RunConfigOptions::resolve() {
-  if (!file_.empty()) schema_.load_toml(file_);
-  schema_.apply_cli();
+  schema_.read_settings();
   config_.validate();
   // Relative paths mean what they meant where the job was started (as in
   // fairseq and Marian: the working directory, which mpirun and srun give

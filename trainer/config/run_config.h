@@ -122,7 +122,6 @@ class RunConfigOptions {
  private:
   RunConfig config_;
   settings::Schema schema_;
-  std::string file_;
 };
 
 }  // namespace config

@@ -98,18 +98,23 @@ void check_ranges(const settings::Schema& schema, const EvaluateOptions& o) {
 }
 
 // A job does one thing, scoring a split, watching a run or translating:
-// options of another are refused, not silently ignored.
-void check_one_job(const settings::Schema& schema) {
-  const auto refuse_together = [&schema](const std::string& key, const std::string& other) {
-    if (!schema.given(key).empty() && !schema.given(other).empty())
-      throw std::invalid_argument(schema.given(key) + " excludes " + schema.given(other));
+// options of another are refused, not silently ignored. (A job is chosen by
+// its value: --watch=false chooses none.)
+void check_one_job(const settings::Schema& schema, const EvaluateOptions& o) {
+  const auto refuse = [&schema](bool chosen, const std::string& job, const std::string& other) {
+    if (chosen && !schema.given(other).empty())
+      throw std::invalid_argument(schema.given(job) + " excludes " + schema.given(other));
   };
+  const bool translate = !o.translate.empty();
   for (const char* other :
-       {"job.watch", "score.split", "score.out", "score.bleu_tokenize", "score.progress_s"})
-    refuse_together("job.translate", other);
+       {"score.split", "score.out", "score.bleu_tokenize", "score.progress_s"})
+    refuse(translate, "job.translate", other);
+  if (translate && o.watch)
+    throw std::invalid_argument(schema.given("job.translate") + " excludes " +
+                                schema.given("job.watch"));
   for (const char* other : {"run.checkpoint", "run.average_last", "run.save_weights", "score.out"})
-    refuse_together("job.watch", other);
-  if (!schema.given("job.poll_s").empty() && schema.given("job.watch").empty())
+    refuse(o.watch, "job.watch", other);
+  if (!schema.given("job.poll_s").empty() && !o.watch)
     throw std::invalid_argument(schema.given("job.poll_s") + " requires --watch (job.watch)");
 }
 
@@ -117,16 +122,13 @@ void check_one_job(const settings::Schema& schema) {
 
 EvaluateSettings::EvaluateSettings(CLI::App& app) {
   bind(schema_, options_);
-  app.add_option("--config", file_, "TOML settings file (a [section] per table below)")
-      ->check(CLI::ExistingFile);
-  schema_.add_to_cli(app);
+  schema_.add_config_file_and_cli(app, "TOML settings file (a [section] per table below)");
 }
 
 const EvaluateOptions& EvaluateSettings::resolve() {
-  if (!file_.empty()) schema_.load_toml(file_);
-  schema_.apply_cli();
+  schema_.read_settings();
   check_ranges(schema_, options_);
-  check_one_job(schema_);
+  check_one_job(schema_, options_);
   return options_;
 }
 

@@ -46,6 +46,8 @@ class EvaluateSettings {
  public:
   // Adds --config and every key to `app`.
   explicit EvaluateSettings(CLI::App& app);
+  EvaluateSettings(const EvaluateSettings&) = delete;  // the schema points into this object's options
+  EvaluateSettings& operator=(const EvaluateSettings&) = delete;
 
   // After app.parse(): the file, then the command line; throws
   // std::invalid_argument naming the key (a usage error).
@@ -57,7 +59,6 @@ class EvaluateSettings {
  private:
   EvaluateOptions options_;  // the fields the schema binds
   settings::Schema schema_;
-  std::string file_;  // --config, or empty
 };
 
 }  // namespace eval

@@ -134,14 +134,17 @@ nlohmann::json IntervalLog::name_slow_ranks(int64_t step, const torch::Tensor& s
   const std::vector<double> compute = compute_seconds(seconds);
   const torch::Tensor wait = seconds.select(1, static_cast<int64_t>(Phase::kCommWait)).contiguous();
   const std::vector<double> waits(wait.data_ptr<double>(), wait.data_ptr<double>() + wait.numel());
-  for (const SlowRank& slow : slow_ranks(compute, slow_factor_)) {
+  const std::vector<SlowRank> slow_ones = slow_ranks(compute, slow_factor_);
+  if (slow_ones.empty()) return named;
+  const double typical_compute = lower_median(compute), typical_wait = lower_median(waits);
+  for (const SlowRank& slow : slow_ones) {
     const std::string& where = where_.at(static_cast<size_t>(slow.rank));
     logging::warn(
         "rank {} ({}) is slow: over steps {}-{} it computed {:.2f} s, {:.2f}x the median rank's "
         "{:.2f} s, and waited {:.2f} s in collectives (the median rank {:.2f} s); if it stays "
         "slow, exclude its node",
         slow.rank, where, interval_start_step_ + 1, step, compute[slow.rank], slow.ratio,
-        median(compute), waits[slow.rank], median(waits));
+        typical_compute, waits[slow.rank], typical_wait);
     named.push_back({{"rank", slow.rank},
                      {"where", where},
                      {"ratio", slow.ratio},

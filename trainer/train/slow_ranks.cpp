@@ -5,20 +5,17 @@
 
 namespace train {
 
-double median(std::vector<double> values) {
+double lower_median(std::vector<double> values) {
   if (values.empty()) throw std::logic_error("the median of nothing");
-  const size_t middle = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + middle, values.end());
-  const double upper = values[middle];
-  if (values.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + middle);
-  return (lower + upper) / 2;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
 }
 
 std::vector<SlowRank> slow_ranks(const std::vector<double>& compute_s, double factor) {
   std::vector<SlowRank> slow;
   if (factor <= 0 || compute_s.size() < 2) return slow;
-  const double typical = median(compute_s);
+  const double typical = lower_median(compute_s);
   if (typical <= 0) return slow;
   for (size_t r = 0; r < compute_s.size(); ++r)
     if (compute_s[r] >= factor * typical)

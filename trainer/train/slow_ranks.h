@@ -7,8 +7,10 @@
 // In data-parallel training the ranks wait for the slowest at every
 // allreduce: a slow rank's compute time is long and its wait short, the
 // others' the other way round, so compute time, not step time, singles it
-// out. The median, not the mean, is the yardstick: one slow rank of two
-// raises the mean as much as it exceeds it.
+// out. The yardstick is the lower median (of an even count, the lower of the
+// two middle values): with half the ranks slow — one node of two — it is a
+// fast rank's time, where the mean or the middle of the two would sit between
+// the halves and never let a ratio reach 2.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -21,11 +23,11 @@ struct SlowRank {
 };
 
 // compute_s: each rank's compute seconds, in rank order. The ranks at
-// `factor` times the median or more, slowest first; none when factor is 0
-// or there is one rank.
+// `factor` times the lower median or more, slowest first; none when factor
+// is 0 or there is one rank.
 std::vector<SlowRank> slow_ranks(const std::vector<double>& compute_s, double factor);
 
-// The median of `values` (the mean of the two middle ones for an even count).
-double median(std::vector<double> values);
+// The lower median of `values`: the ((n - 1) / 2)-th smallest (0-based).
+double lower_median(std::vector<double> values);
 
 }  // namespace train
