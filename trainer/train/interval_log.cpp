@@ -18,6 +18,9 @@ namespace train {
 namespace {
 
 // Every rank's phase seconds over the interval: [ranks, phases], on the CPU.
+// Row r is rank r's: ncclAllGather and MPI_Allgather both place each rank's
+// send buffer at offset rank x count of the receive buffer (NCCL: float64 for
+// kDouble, the device's stream waited for before .cpu()).
 torch::Tensor phase_seconds(const std::array<double, kNumPhases>& seconds,
                             distributed::Communicator& comm, const torch::Device& device) {
   const torch::Tensor local = torch::tensor(std::vector<double>(seconds.begin(), seconds.end()),
