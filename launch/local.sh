@@ -12,40 +12,71 @@
 # machine's cores say nothing of theirs: without --threads-per-rank the ranks
 # run unbound and each takes its own node's cores / its node's ranks (the
 # trainer's train.threads = 0); with it, each is bound to T cores of its node.
+#
+# With a hostfile, a job that fails (a node lost, a rank killed or hung: any
+# exit but 0, 2 and 75) is started again within this invocation on the nodes
+# that still answer, and the trainer resumes from its latest checkpoint —
+# which its survivors made the last step every rank completed
+# (docs/cluster.md, "A lost node"):
+#   --max-restarts R     at most R restarts (default 2; 0: none)
+#   --min-nodes M        only while at least M nodes answer (default 1)
+#   --restart-ranks slots|same   the nodes' slots (default: one rank per GPU
+#                        or per slot) or the same number of ranks, several to
+#                        a slot (CPU ranks: the same world size, so the same
+#                        sums, bit for bit)
 set -euo pipefail
 usage() {
-  echo "usage: launch/local.sh -n N [--threads-per-rank T] [--hostfile FILE] -- PROGRAM [ARGS...]" >&2
+  echo "usage: launch/local.sh -n N [--threads-per-rank T] [--hostfile FILE [--max-restarts R]" \
+    "[--min-nodes M] [--restart-ranks slots|same]] -- PROGRAM [ARGS...]" >&2
   exit 2
 }
-ranks="" threads="" hostfile=""
+ranks="" threads="" hostfile="" max_restarts=2 min_nodes=1 restart_ranks=slots
 while (($#)) && [ "$1" != -- ]; do
   (($# >= 2)) || usage
   case $1 in
     -n) ranks=$2 ;;
     --threads-per-rank) threads=$2 ;;
     --hostfile) hostfile=$2 ;;
+    --max-restarts) max_restarts=$2 ;;
+    --min-nodes) min_nodes=$2 ;;
+    --restart-ranks) restart_ranks=$2 ;;
     *) usage ;;
   esac
   shift 2
 done
 (($# >= 2)) || usage  # "--" and the program
-shift
-[[ $ranks =~ ^[1-9][0-9]*$ && ${threads:-1} =~ ^[1-9][0-9]*$ ]] || usage
+[[ $ranks =~ ^[1-9][0-9]*$ && ${threads:-1} =~ ^[1-9][0-9]*$ && $max_restarts =~ ^[0-9]+$ &&
+  $min_nodes =~ ^[1-9][0-9]*$ && $restart_ranks =~ ^(slots|same)$ ]] || usage
+mpirun_sh=$(dirname "$0")/../scripts/mpirun.sh
 cores=$(nproc)
-mpi=(-np "$ranks")
-if [ -n "$hostfile" ] && [ -z "$threads" ]; then
-  echo "launch: $ranks ranks on the nodes of $hostfile, unbound, each with its node's cores / its node's ranks" >&2
-  exec env -u OMP_NUM_THREADS bash "$(dirname "$0")/../scripts/mpirun.sh" "${mpi[@]}" \
-    --hostfile "$hostfile" --bind-to none "$@"
+
+# One run of the job: <ranks> ranks on <hostfile>'s nodes ("" for this machine).
+launch_ranks() {  # <hostfile> <ranks> PROGRAM ARGS...
+  local hosts=$1 n=$2 t
+  shift 2
+  if [ -n "$hosts" ] && { [ -z "$threads" ] || ((n > $(hostfile_slots "$hosts"))); }; then
+    echo "launch: $n ranks on the nodes of $hosts, unbound, each with its node's cores / its node's ranks" >&2
+    env -u OMP_NUM_THREADS bash "$mpirun_sh" -np "$n" --hostfile "$hosts" --bind-to none "$@"
+    return
+  fi
+  t=${threads:-$((cores / n > 0 ? cores / n : 1))}
+  local mpi=(-np "$n" -x "OMP_NUM_THREADS=$t")
+  if [ -n "$hosts" ]; then
+    mpi+=(--hostfile "$hosts" --map-by "slot:PE=$t" --bind-to core)
+  elif ((n * t <= cores)); then
+    mpi+=(--map-by "slot:PE=$t" --bind-to core)
+  else
+    echo "launch: $n ranks x $t threads > $cores cores: ranks unbound, sharing the cores" >&2
+    mpi+=(--bind-to none)
+  fi
+  bash "$mpirun_sh" "${mpi[@]}" "$@"
+}
+
+source "$(dirname "$0")/in_job_restart.bash"
+if [ -n "$hostfile" ] && ((max_restarts > 0)); then
+  code=0
+  run_with_restarts "$hostfile" "$ranks" "$restart_ranks" "$max_restarts" "$min_nodes" "$@" || code=$?
+  exit "$code"
 fi
-threads=${threads:-$((cores / ranks > 0 ? cores / ranks : 1))}
-mpi+=(-x "OMP_NUM_THREADS=$threads")
-if [ -n "$hostfile" ]; then
-  mpi+=(--hostfile "$hostfile" --map-by "slot:PE=$threads" --bind-to core)
-elif ((ranks * threads <= cores)); then
-  mpi+=(--map-by "slot:PE=$threads" --bind-to core)
-else
-  echo "launch: $ranks ranks x $threads threads > $cores cores: ranks unbound, sharing the cores" >&2
-  mpi+=(--bind-to none)
-fi
-exec bash "$(dirname "$0")/../scripts/mpirun.sh" "${mpi[@]}" "$@"
+shift  # "--"
+launch_ranks "$hostfile" "$ranks" "$@"

@@ -158,6 +158,10 @@ void RunConfig::bind(settings::Schema& s) {
         "MPI's reduce-scatter and allgather)");
   s.add("dist.check_every", &dist.check_every,
         "compare parameter checksums across ranks every N steps (0 = at the end only)");
+  s.add("dist.peer_lost_after_s", &dist.peer_lost_after_s,
+        "a rank that got a termination signal (mpirun's or srun's, after a rank died) and still "
+        "waits for its peers this many seconds later takes a peer as lost: one survivor saves the "
+        "last step every rank completed, and the job ends (0: a signal never means that)");
 }
 
 void RunConfig::validate() const {
@@ -198,6 +202,7 @@ void RunConfig::validate() const {
           "train.deterministic");
   require(dist.bucket_mb > 0, "dist.bucket_mb must be > 0");
   require(dist.check_every >= 0, "dist.check_every must be >= 0");
+  require(dist.peer_lost_after_s >= 0, "dist.peer_lost_after_s must be >= 0");
 }
 
 model::ModelConfig RunConfig::model_config(int64_t src_vocab, int64_t tgt_vocab,

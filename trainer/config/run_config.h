@@ -82,6 +82,7 @@ struct DistSection {
   ShardUpdate shard_update = ShardUpdate::kAuto;
   bool node_shared_memory = true;  // sharded CPU ranks on one machine: through shared memory
   int64_t check_every = 1000;      // compare parameter checksums across ranks (0 = end only)
+  double peer_lost_after_s = 3;    // signalled and still waiting for peers: a peer is lost
 };
 
 struct RunConfig {

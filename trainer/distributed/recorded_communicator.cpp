@@ -10,22 +10,26 @@ int64_t bytes_of(const torch::Tensor& t) {
 
 class RecordedWork : public Work {
  public:
-  RecordedWork(std::unique_ptr<Work> inner, FlightRecorder& recorder, uint64_t seq,
-               FlightRecorder::State on_wait)
-      : inner_(std::move(inner)), recorder_(recorder), seq_(seq), on_wait_(on_wait) {}
+  RecordedWork(std::unique_ptr<Work> inner, FlightRecorder& recorder, PeerWaits* waits,
+               uint64_t seq, FlightRecorder::State on_wait)
+      : inner_(std::move(inner)), recorder_(recorder), waits_(waits), seq_(seq), on_wait_(on_wait) {}
   bool test() override {
     const bool done = inner_->test();
     if (done) recorder_.finish(seq_, FlightRecorder::kDone);
     return done;
   }
   void wait() override {
-    inner_->wait();
+    {
+      WaitingForPeers waiting(waits_);
+      inner_->wait();
+    }
     recorder_.finish(seq_, on_wait_);
   }
 
  private:
   std::unique_ptr<Work> inner_;
   FlightRecorder& recorder_;
+  PeerWaits* const waits_;
   const uint64_t seq_;
   const FlightRecorder::State on_wait_;
 };
@@ -35,7 +39,10 @@ class RecordedWork : public Work {
 template <typename Call>
 void RecordedCommunicator::blocking(const char* op, int64_t bytes, Call&& call) {
   const uint64_t seq = recorder_.start(op, bytes);
-  call();
+  {
+    WaitingForPeers waiting(waits_);
+    call();
+  }
   recorder_.finish(seq, returned());
 }
 
@@ -47,7 +54,7 @@ template <typename Start>
 std::unique_ptr<Work> RecordedCommunicator::nonblocking(const char* op, int64_t bytes,
                                                         Start&& start) {
   const uint64_t seq = recorder_.start(op, bytes);
-  return std::make_unique<RecordedWork>(start(), recorder_, seq, returned());
+  return std::make_unique<RecordedWork>(start(), recorder_, waits_, seq, returned());
 }
 
 void RecordedCommunicator::allreduce_sum(torch::Tensor& tensor) {

@@ -40,6 +40,7 @@
 #include "trainer/train/step.h"
 #include "trainer/train/step_interval.h"
 #include "trainer/train/step_outcomes.h"
+#include "trainer/train/survivor_save.h"
 #include "trainer/train/validation.h"
 #include "trainer/train/watchdog.h"
 
@@ -66,8 +67,12 @@ class Trainer {
   void warn_about_settings() const;
   void log_setup() const;
   bool validate();  // false: early stop (patience exhausted)
-  // What this rank writes of a checkpoint of `state` (Checkpointer::RankPart).
-  checkpoint::CheckpointPart rank_part(checkpoint::TrainState& state);
+  // What rank `rank` writes of a checkpoint of `state` (Checkpointer::RankPart).
+  checkpoint::CheckpointPart rank_part(checkpoint::TrainState& state, int rank);
+  // The training loop's replica for a survivor's save (survivor_save.h); or
+  // why this rank cannot save one.
+  SurvivorSave::Replica replica();
+  std::string survivor_unavailable() const;
   int stop_preempted();
 
   // ---- the ranks, their device and communicator (each needs the ones before) ----
@@ -80,6 +85,7 @@ class Trainer {
   const choices::Precision precision_;    // train.precision, auto decided for device_
   const std::string resolved_toml_;       // with the precision chosen (config.toml, checkpoints)
   distributed::FlightRecorder recorder_;  // comm_'s last collectives, for the watchdog
+  SurvivorSave survivor_;                 // told of comm_'s waits; the watchdog asks it
   const std::unique_ptr<distributed::Communicator> comm_;
   const std::filesystem::path run_dir_;
   Watchdog& watchdog_;

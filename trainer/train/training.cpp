@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "data_pipeline/batch_plan.h"
 #include "data_pipeline/dataset_identity.h"
@@ -45,11 +46,12 @@ Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoic
       device_(device_choice_.device),
       precision_(chosen_precision(cfg.train.precision, device_, ranks_)),
       resolved_toml_(saved_config(cfg, precision_)),
+      survivor_(process.rank, cfg.dist.peer_lost_after_s, signals),
       comm_(std::make_unique<distributed::RecordedCommunicator>(
-          distributed::make_communicator(device_choice_.backend, device_), recorder_)),
+          distributed::make_communicator(device_choice_.backend, device_), recorder_, &survivor_)),
       run_dir_(cfg.run_dir()),
       watchdog_(watchdog),
-      comm_watch_(watchdog, comm_.get(), &recorder_),
+      comm_watch_(watchdog, comm_.get(), &recorder_, &survivor_),
       signals_(signals),
       train_set_(cfg.data.dir, "train", dataset_options(cfg)),
       batcher_(train_set_.lengths(), batcher_options(cfg)),
@@ -93,7 +95,8 @@ Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoic
           checkpoints_, ranks_,
           {cfg.train.save_every, cfg.train.save_every_minutes, built_at_, cfg.optim.lr},
           start_.checkpoint_step, model_.module(),
-          [this](checkpoint::TrainState& state) { return rank_part(state); }, outcomes_, watchdog,
+          [this](checkpoint::TrainState& state) { return rank_part(state, ranks_.rank()); },
+          outcomes_, watchdog,
           signals),
       train_step_(*objective_, optimizer_, grad_sync_, *comm_, schedule_, loss_scaler_, phases_,
                   device_, {static_cast<uint64_t>(cfg.run.seed), cfg.optim.clip_norm, precision_}),
@@ -183,16 +186,35 @@ bool Trainer::validate() {
   return cfg_.train.patience == 0 || state_.checks_without_improvement < cfg_.train.patience;
 }
 
-checkpoint::CheckpointPart Trainer::rank_part(checkpoint::TrainState& state) {
+checkpoint::CheckpointPart Trainer::rank_part(checkpoint::TrainState& state, int rank) {
   state.loss_scale = loss_scaler_.state();
   checkpoint::CheckpointPart part;
-  part.optimizer = optimizer_.checkpoint_file(model_.module(), ranks_.rank(), ranks_.size());
-  if (ranks_.is_main()) {
+  part.optimizer = optimizer_.checkpoint_file(model_.module(), rank, ranks_.size());
+  if (rank == 0) {
     state.log_window = log_.sums();
     part.model = checkpoint::named_state(model_.module());
     part.state = checkpoint::CheckpointState{state, identity_}.to_json();
   }
   return part;
+}
+
+// Rank 0's part of a checkpoint is all of it where the update is not sharded.
+SurvivorSave::Replica Trainer::replica() {
+  return {&checkpoints_, [this] { return state_.step; },
+          [this] {
+            outcomes_.settle();  // the last step's outcome, into the log interval saved
+            return checkpoints_.save({state_.step, rank_part(state_, 0)});
+          }};
+}
+
+std::string Trainer::survivor_unavailable() const {
+  if (device_.is_cuda())
+    return "on a GPU the host queues a step ahead of the device, whose update may wait behind a "
+           "collective that never ends: no replica is known whole";
+  if (grad_sync_.sharded())
+    return "the update is sharded (dist.shard_update): each rank holds only its shard of Adam's "
+           "moments (dist.shard_update = off lets a survivor save)";
+  return "";
 }
 
 int Trainer::stop_preempted() {
@@ -208,6 +230,10 @@ int Trainer::stop_preempted() {
 // queued, or where something needs the model as of this step (outcomes_.settle()).
 int Trainer::run() {
   log_setup();
+  const std::string unavailable = survivor_unavailable();
+  survivor_.unavailable(unavailable);
+  std::optional<SurvivorSave::Holding> holding;  // the replica, but while waiting for peers
+  if (unavailable.empty()) holding.emplace(survivor_, replica());
   const auto flags = [&] {  // this rank's, asked just before the step's allreduce
     return StepFlags{signals_.requested(), checkpointer_.clock_due(Clock::now()),
                      checkpointer_.writing(), checkpointer_.failed()};

@@ -9,6 +9,7 @@
 
 #include "base/logging.h"
 #include "base/seconds.h"
+#include "base/text_format.h"
 #include "trainer/train/exit_codes.h"
 
 namespace train {
@@ -71,19 +72,21 @@ void Watchdog::beat(const char* phase) {
   since_ = Clock::now();
 }
 
-void Watchdog::watch(distributed::Communicator* comm, const distributed::FlightRecorder* recorder) {
+void Watchdog::watch(distributed::Communicator* comm, const distributed::FlightRecorder* recorder,
+                     SurvivorSave* survivor) {
   std::lock_guard<std::mutex> lock(mutex_);
   comm_ = comm;
   recorder_ = recorder;
+  survivor_ = survivor;
 }
 
 Watchdog::Watching::Watching(Watchdog& watchdog, distributed::Communicator* comm,
-                             const distributed::FlightRecorder* recorder)
+                             const distributed::FlightRecorder* recorder, SurvivorSave* survivor)
     : watchdog_(watchdog) {
-  watchdog_.watch(comm, recorder);
+  watchdog_.watch(comm, recorder, survivor);
 }
 
-Watchdog::Watching::~Watching() { watchdog_.watch(nullptr, nullptr); }
+Watchdog::Watching::~Watching() { watchdog_.watch(nullptr, nullptr, nullptr); }
 
 std::string Watchdog::rank_on_host() const {
   return "rank " + (rank_ >= 0 ? std::to_string(rank_) : std::string("(not known yet)")) + " on " +
@@ -94,22 +97,31 @@ void Watchdog::run() {
   const auto poll = std::chrono::duration<double>(timeout_ > 0 ? std::min(1.0, timeout_ / 4) : 1.0);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_cv_.wait_for(lock, poll, [this] { return stop_; })) {
-    const double stuck = base::seconds_since(since_);
-    if (timeout_ > 0 && stuck > timeout_)
-      end_job(kExitWatchdog,
-              text::format("watchdog: {} has been in '{}' of step {} for {:.0f} s "
-                           "(timeout {:g} s, {}); ending the job",
-                           rank_on_host(), phase_, step_, stuck, timeout_, setting_));
-    if (comm_ == nullptr) continue;
-    const std::string error = comm_->async_error();
-    if (!error.empty())
-      end_job(kExitFailed, text::format("{}, in '{}' of step {}: the {} communicator failed: {}; "
-                                        "ending the job",
-                                        rank_on_host(), phase_, step_, comm_->backend(), error));
+    int code = 0;
+    const std::string why = due(&code);
+    if (!why.empty()) end_job(code, why, lock);
   }
 }
 
-void Watchdog::end_job(int code, const std::string& why) {
+std::string Watchdog::due(int* code) {
+  const double stuck = base::seconds_since(since_);
+  *code = kExitWatchdog;
+  if (timeout_ > 0 && stuck > timeout_)
+    return text::format(
+        "watchdog: {} has been in '{}' of step {} for {:.0f} s (timeout {:g} s, {}); ending the "
+        "job",
+        rank_on_host(), phase_, step_, stuck, timeout_, setting_);
+  *code = kExitFailed;
+  if (comm_ != nullptr) {
+    const std::string error = comm_->async_error();
+    if (!error.empty())
+      return text::format("{}, in '{}' of step {}: the {} communicator failed: {}; ending the job",
+                          rank_on_host(), phase_, step_, comm_->backend(), error);
+  }
+  return survivor_ != nullptr ? survivor_->peer_lost(Clock::now()) : std::string();
+}
+
+void Watchdog::end_job(int code, const std::string& why, std::unique_lock<std::mutex>& lock) {
   logging::critical("{}", why);
   if (recorder_ != nullptr) {
     const std::string in_flight = recorder_->oldest_unfinished();
@@ -121,6 +133,18 @@ void Watchdog::end_job(int code, const std::string& why) {
         rank_on_host(), recorder_->dump());
   }
   logging::flush();
+  // Before the communicator's abort: MPI's ends the whole job. The training
+  // thread may beat meanwhile (its peers may be alive after all).
+  if (survivor_ != nullptr) {
+    SurvivorSave* survivor = survivor_;
+    lock.unlock();
+    const double limit = timeout_ > 0 ? timeout_ : 600;
+    if (!run_bounded([survivor] { survivor->save(); }, limit))
+      logging::critical("{}: the survivor checkpoint did not finish within {:g} s; exiting without it",
+                        rank_on_host(), limit);
+    logging::flush();
+    lock.lock();
+  }
   if (comm_ != nullptr && !run_bounded([comm = comm_] { comm->abort(); }, abort_grace_)) {
     logging::critical(
         "{}: the {} communicator's abort did not return within {:g} s; exiting "

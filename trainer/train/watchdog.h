@@ -13,7 +13,11 @@
 // prints the rank's last collectives (distributed/flight_recorder.h), aborts
 // the communicator so that no collective hangs (bounded: an abort that has
 // not returned after abort_grace seconds is left behind), and exits; mpirun
-// or srun then ends the other ranks: no survivor waits forever.
+// or srun then ends the other ranks: no survivor waits forever. Those ranks,
+// signalled (TERM) while they wait for the lost peer, end the same way once
+// they have waited dist.peer_lost_after_s (survivor_save.h). Before the
+// exit, one survivor saves the last step every rank completed
+// (SurvivorSave::save, bounded by the timeout, or 10 minutes without one).
 #pragma once
 #include <chrono>
 #include <condition_variable>
@@ -24,6 +28,7 @@
 
 #include "trainer/distributed/communicator.h"
 #include "trainer/distributed/flight_recorder.h"
+#include "trainer/train/survivor_save.h"
 
 namespace train {
 
@@ -39,14 +44,15 @@ class Watchdog {
   void beat(int64_t step, const char* phase);
   void beat(const char* phase);  // the same step
   // For its lifetime: `comm`'s asynchronous error polled, `comm` aborted and
-  // `recorder`'s ring printed when the watchdog fires. Make it a member
+  // `recorder`'s ring printed when the watchdog fires, and `survivor` asked
+  // whether a peer is lost and to save before the exit. Make it a member
   // declared after the communicator and recorder: the watchdog then lets go of
   // them before they are destroyed, also when a later member's construction
   // throws (a destructor's body would not run then).
   class Watching {
    public:
     Watching(Watchdog& watchdog, distributed::Communicator* comm,
-             const distributed::FlightRecorder* recorder);
+             const distributed::FlightRecorder* recorder, SurvivorSave* survivor = nullptr);
     ~Watching();
     Watching(const Watching&) = delete;
     Watching& operator=(const Watching&) = delete;
@@ -59,9 +65,12 @@ class Watchdog {
   Watchdog& operator=(const Watchdog&) = delete;
 
  private:
-  void watch(distributed::Communicator* comm, const distributed::FlightRecorder* recorder);
+  void watch(distributed::Communicator* comm, const distributed::FlightRecorder* recorder,
+             SurvivorSave* survivor);
   void run();
-  [[noreturn]] void end_job(int code, const std::string& why);  // with mutex_ held
+  // Why the job must end now ("" while it need not), and its exit code.
+  std::string due(int* code);
+  [[noreturn]] void end_job(int code, const std::string& why, std::unique_lock<std::mutex>& lock);
   std::string rank_on_host() const;
 
   const double timeout_;
@@ -76,6 +85,7 @@ class Watchdog {
   const char* phase_ = "start-up";
   distributed::Communicator* comm_ = nullptr;
   const distributed::FlightRecorder* recorder_ = nullptr;
+  SurvivorSave* survivor_ = nullptr;
   std::chrono::steady_clock::time_point since_ = std::chrono::steady_clock::now();
   std::thread thread_;
 };

@@ -1,0 +1,74 @@
+# In-job restart after a lost node (docs/cluster.md, "A lost node"): sourced by
+# launch/local.sh. The trainer's survivors save the last step every rank
+# completed before the job ends (trainer/train/survivor_save.h); this starts
+# it again, within the same job, on the nodes that still answer, and the
+# trainer resumes from that checkpoint (--resume latest).
+
+# The nodes of a hostfile that answer (mpirun starts `true` on each, all at
+# once, through the same remote shell as the job: ssh, or plm_rsh_agent),
+# written to <out> with their slots; the others' names on stdout.
+reachable_nodes() {  # <hostfile> <out> <mpirun.sh>
+  local hostfile=$1 out=$2 mpirun=$3 dir node line
+  dir=$(mktemp -d)
+  while read -r node line; do
+    [ -n "$node" ] && [[ $node != \#* ]] || continue
+    printf '%s %s\n' "$node" "$line" > "$dir/$node.host"
+    ( timeout 60 bash "$mpirun" --hostfile "$dir/$node.host" -np 1 true > /dev/null 2>&1 &&
+        touch "$dir/$node.ok" ) &
+  done < "$hostfile"
+  wait
+  : > "$out"
+  while read -r node line; do
+    [ -n "$node" ] && [[ $node != \#* ]] || continue
+    if [ -e "$dir/$node.ok" ]; then cat "$dir/$node.host" >> "$out"; else echo "$node"; fi
+  done < "$hostfile"
+  rm -rf "$dir"
+}
+
+# The slots a hostfile gives (a node without slots= has one).
+hostfile_slots() {  # <hostfile>
+  awk '$1 !~ /^#/ && NF { n = 1; for (i = 2; i <= NF; i++) if ($i ~ /^slots=/) n = substr($i, 7); s += n }
+       END { print s + 0 }' "$1"
+}
+
+# Runs `launch_ranks <hostfile> <ranks> PROGRAM ARGS...` (a function the
+# caller defines), and after a failure (an exit other than 0, 2: usage, 75:
+# preempted) starts it again on the nodes of <hostfile> that still answer, at
+# most <max restarts> times and while at least <min nodes> answer. <ranks>:
+# `same` keeps the number of ranks (placed on the nodes left, several to a
+# slot), `slots` takes the slots of the nodes left. A trainer resumes from
+# its latest checkpoint (--resume latest appended). Returns the last exit code.
+run_with_restarts() {  # <hostfile> <ranks> <same|slots> <max restarts> <min nodes> -- PROGRAM ARGS...
+  local hostfile=$1 ranks=$2 keep=$3 max=$4 min=$5
+  shift 6
+  local current restarts=0 code lost nodes failed_at resumed=()
+  current=$(mktemp)
+  cp "$hostfile" "$current"
+  while :; do
+    code=0
+    launch_ranks "$current" "$ranks" "$@" "${resumed[@]}" || code=$?
+    case $code in 0 | 2 | 75) break ;; esac
+    failed_at=$(date +%s.%N)
+    echo "launch: the job failed (exit $code) on the nodes of $current ($(hostfile_slots "$current") slots)" >&2
+    if ((restarts >= max)); then
+      echo "launch: no in-job restart left ($restarts of --max-restarts $max made)" >&2
+      break
+    fi
+    lost=$(reachable_nodes "$current" "$current.live" "$mpirun_sh" | paste -sd, -)
+    nodes=$(grep -c . "$current.live" || true)
+    if ((nodes < min)); then
+      echo "launch: $nodes node(s) answer${lost:+ (lost: $lost)}, fewer than --min-nodes $min: no restart" >&2
+      break
+    fi
+    mv "$current.live" "$current"
+    [ "$keep" = same ] || ranks=$(hostfile_slots "$current")
+    restarts=$((restarts + 1))
+    [ "$(basename "$1")" = trainer ] && resumed=(--resume latest)
+    echo "launch: restart $restarts of $max on $nodes node(s) ($(awk '{print $1}' "$current" | paste -sd, -))," \
+      "$ranks ranks${lost:+; lost: $lost}" >&2
+    export TRAINER_RESTART="$restarts" TRAINER_RESTART_LOST_NODES="$lost" \
+      TRAINER_RESTART_FAILED_AT="$failed_at" TRAINER_RESTART_EXIT="$code"
+  done
+  rm -f "$current" "$current.live"
+  return "$code"
+}
