@@ -12,13 +12,17 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 # When a rank dies, each node's daemon ends the others: SIGCONT, then
 # odls_base_sigkill_timeout seconds later SIGTERM, as long again SIGKILL
-# (Open MPI 4.1, orte/mca/odls/base/odls_base_default_fns.c); 1 s by default.
-# 10 s gives the survivors time to save the last step every rank completed
+# (Open MPI 4.1, orte/mca/odls/base/odls_base_default_fns.c; 1 s by default).
+# 5 s gives the survivors time to save the last step every rank completed
 # (trainer/train/survivor_save.h: they hear the CONT, and after
 # dist.peer_lost_after_s of waiting for the lost peer one of them saves)
-# before the KILL at 20 s. A larger checkpoint on a slower file system: set
-# OMPI_MCA_odls_base_sigkill_timeout higher (it reaches every node's daemon).
-export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-10}
+# before the KILL at 10 s. The cost: a failed job ends ~10 s later on each
+# node (mpirun's own node first, then the others': ~20 s). A larger checkpoint
+# or a slower file system: set OMPI_MCA_odls_base_sigkill_timeout higher (it
+# reaches every node's daemon). Never signal mpirun twice within 5 s (e.g.
+# coreutils timeout without --foreground): it then exits at once and the
+# ranks die without the grace.
+export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-5}
 
 # Forwarded to every node: settings that are one value for the whole job.
 forwarded=(

@@ -110,6 +110,8 @@ void IntervalLog::write(const checkpoint::TrainState& state, double lr,
                           {"elapsed_s", elapsed}};
     if (device.is_cuda()) row["peak_gpu_mb"] = gpu_mb;
     if (!slow.empty()) row["slow_ranks"] = slow;
+    row.update(notes_);
+    notes_ = nlohmann::json::object();
     std::string progress;
     if (max_steps_ > 0 && state.step > first_step_) {
       const double eta = elapsed / static_cast<double>(state.step - first_step_) *

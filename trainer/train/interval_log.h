@@ -5,7 +5,8 @@
 //   time_share {data, forward, backward, comm_wait, update} (mean over ranks),
 //   peak_rss_mb and, on GPUs, peak_gpu_mb (the caching allocator's peak; both the max over
 //   ranks), elapsed_s, progress and eta_s (to train.max_steps), and slow_ranks
-//   when a rank lags (train/slow_ranks.h: rank, where, ratio, compute_s, comm_wait_s)
+//   when a rank lags (train/slow_ranks.h: rank, where, ratio, compute_s, comm_wait_s);
+//   what note() added since the last row (restart: after an in-job restart)
 //
 // The sums travel in checkpoints (checkpoint::TrainState::log_window), so a run resumed
 // mid-interval logs the same means.
@@ -42,6 +43,8 @@ class IntervalLog {
 
   void add(const StepResult& r);  // counts updated steps only
   checkpoint::LogWindowSums& sums() { return sums_; }
+  // Rank 0: `value` under `key` in the next metrics.jsonl row (e.g. "restart").
+  void note(const std::string& key, nlohmann::json value) { notes_[key] = std::move(value); }
 
   // Collective: writes the line for the interval ending at `state.step` and
   // starts the next interval.
@@ -63,6 +66,7 @@ class IntervalLog {
   const Clock::time_point run_start_ = Clock::now();
   Clock::time_point start_ = Clock::now();
   checkpoint::LogWindowSums sums_;
+  nlohmann::json notes_ = nlohmann::json::object();  // for the next row
 };
 
 }  // namespace train

@@ -162,8 +162,8 @@ void SurvivorSave::save_replica() {
   logging::warn(
       "rank {}: saving step {}, the last step every rank completed (its collectives returned "
       "here, so every rank's share of it arrived, and this rank applied it), from this rank's "
-      "replica; the last checkpoint was step {}",
-      rank_, step, saved);
+      "replica; the last checkpoint was {}",
+      rank_, step, saved < 0 ? std::string("none") : "step " + std::to_string(saved));
   const std::string dir = replica_.write();
   logging::warn("survivor checkpoint of step {} written to {} by {} in {:.1f} s", step, dir, me,
                 base::seconds_since(begin));

@@ -25,6 +25,7 @@
 #include "base/logging.h"
 #include "base/seconds.h"
 #include "base/text_format.h"
+#include "launch/restart.h"
 #include "trainer/checkpoint/finished_marker.h"
 #include "trainer/checkpoint/state_dict.h"
 #include "trainer/distributed/consistency.h"
@@ -160,6 +161,27 @@ void Trainer::log_setup() const {
             : std::string("/dev/shm could not hold the buckets"));
 }
 
+void Trainer::log_restart() {
+  const std::optional<launch::Restart> restart = launch::restart_from_environment();
+  if (!restart || !ranks_.is_main()) return;
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double since = now - restart->failed_at;
+  logging::warn(
+      "in-job restart {} after the run on the nodes before ended with exit {} {:.1f} s ago{}: "
+      "{} ranks resume from step {}",
+      restart->number, restart->failed_exit, since,
+      restart->lost_nodes.empty() ? std::string(" (every node answered)")
+                                  : " (lost: " + restart->lost_nodes + ")",
+      ranks_.size(), state_.step);
+  log_.note("restart", {{"number", restart->number},
+                        {"lost_nodes", restart->lost_nodes},
+                        {"failed_exit", restart->failed_exit},
+                        {"resumed_step", state_.step},
+                        {"world_size", ranks_.size()},
+                        {"seconds_from_failure_to_start", since}});
+}
+
 bool Trainer::validate() {
   watchdog_.beat(state_.step, "validation");
   const ValidationResult r =
@@ -230,6 +252,7 @@ int Trainer::stop_preempted() {
 // queued, or where something needs the model as of this step (outcomes_.settle()).
 int Trainer::run() {
   log_setup();
+  log_restart();
   const std::string unavailable = survivor_unavailable();
   survivor_.unavailable(unavailable);
   std::optional<SurvivorSave::Holding> holding;  // the replica, but while waiting for peers
