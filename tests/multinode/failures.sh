@@ -26,15 +26,6 @@ wait_for() {  # <path>: up to 120 s
   for _ in $(seq 1200); do [ -e "$1" ] && return 0; sleep 0.1; done
   fail "$1 did not appear"
 }
-# On the way out (a failed check included), no job of this test left running.
-stop_jobs() {
-  local pid
-  for pid in $(pids_matching "^mpirun "); do
-    [ "$(readlink "/proc/$pid/cwd")" = "$work" ] && kill -TERM "$pid" 2> /dev/null
-  done
-  wait || true
-  rm -rf "$work"
-}
 trap stop_jobs EXIT
 start() {  # <name> [extra options...]: in the background (pid in $job), up to its first checkpoint
   local name=$1; shift

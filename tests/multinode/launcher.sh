@@ -13,14 +13,7 @@ require_namespaces
 enter_shared_scratch multinode-launcher
 cores=$(nproc)
 write_hostfile 1 1
-# launch/local.sh started on nodea, its mpirun reaching nodeb through the node shell.
-local_sh() {  # [local.sh arguments...]
-  OMPI_MCA_plm_rsh_agent="$src/tests/multinode/node_shell" OMPI_MCA_plm_rsh_no_tree_spawn=1 \
-    NODE_SHELL_KEEP_ENV=1 timeout 300 bash "$src/tests/multinode/node_shell" nodea \
-    bash "$src/launch/local.sh" "$@"
-}
-
-TRAINER_PROBE=forwarded local_sh -n 2 --hostfile hosts -- \
+TRAINER_PROBE=forwarded local_sh_nodes -n 2 --hostfile hosts -- \
   sh -c 'echo "$(hostname) ${TRAINER_PROBE:-missing}"' > probe.out 2> probe.log || fail "local.sh" probe.log
 [ "$(sort probe.out)" = "$(printf 'nodea forwarded\nnodeb forwarded')" ] ||
   fail "TRAINER_PROBE did not reach both nodes: $(cat probe.out)" probe.log
@@ -30,7 +23,7 @@ tiny=()  # TINY's options (pairs) but --train.threads: the default, 0 = the core
 for ((i = 0; i < ${#TINY[@]}; i += 2)); do
   [ "${TINY[i]}" = --train.threads ] || tiny+=("${TINY[i]}" "${TINY[i + 1]}")
 done
-local_sh -n 2 --hostfile hosts -- "$build/bin/trainer" "${tiny[@]}" --run.name threads \
+local_sh_nodes -n 2 --hostfile hosts -- "$build/bin/trainer" "${tiny[@]}" --run.name threads \
   --train.max_steps 3 > threads.log 2>&1 || fail "trainer through local.sh on two nodes" threads.log
 grep -q "node nodeb: rank(s) 1 (local 0-0); rank 1: $cores thread(s)" threads.log ||
   fail "the rank on nodeb did not take its node's $cores cores" threads.log

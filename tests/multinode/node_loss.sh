@@ -31,33 +31,13 @@ trainer_nodes reference "${opts[@]}" || fail "uninterrupted run" reference.log
 
 export NODE_SHELL_DOWN=$work/down
 : > "$NODE_SHELL_DOWN"
-stop_jobs() {
-  local pid
-  for pid in $(pids_matching "^mpirun "); do
-    [ "$(readlink "/proc/$pid/cwd")" = "$work" ] && kill -KILL "$pid" 2> /dev/null
-  done
-  wait || true
-  rm -rf "$work"
-}
 trap stop_jobs EXIT
 
-# local.sh started on nodea, its mpirun reaching nodeb through the node shell.
-local_sh() {  # <run name> [local.sh arguments... -- program]
+# local.sh on nodea (nodes.bash) training run <name>, its log in <name>.log.
+local_sh() {  # <run name> [local.sh arguments... --]
   local name=$1; shift
-  OMPI_MCA_plm_rsh_agent="$src/tests/multinode/node_shell" OMPI_MCA_plm_rsh_no_tree_spawn=1 \
-    OMPI_MCA_mpi_yield_when_idle=1 NODE_SHELL_KEEP_ENV=1 timeout 900 \
-    bash "$src/tests/multinode/node_shell" nodea bash "$src/launch/local.sh" "$@" \
-    "$build/bin/trainer" "${TINY[@]}" --run.name "$name" "${opts[@]}" > "$name.log" 2>&1
-}
-
-# Every process whose UTS namespace is the one of <pid> (a node's), killed.
-kill_node_of() {  # <pid>
-  local ns pid
-  ns=$(readlink "/proc/$1/ns/uts")
-  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-    [ "$(readlink "/proc/$pid/ns/uts" 2> /dev/null)" = "$ns" ] && kill -KILL "$pid" 2> /dev/null
-  done
-  return 0
+  local_sh_nodes "$@" "$build/bin/trainer" "${TINY[@]}" --run.name "$name" "${opts[@]}" \
+    > "$name.log" 2>&1
 }
 
 # <name> <how nodeb fails: kill|stop>: the run through local.sh, nodeb failing

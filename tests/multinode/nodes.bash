@@ -69,3 +69,35 @@ rank_pid() {  # <run name> <rank>
 node_of_pid() {  # <pid>
   nsenter --target "$1" --uts hostname
 }
+
+# launch/local.sh started on nodea, its mpirun reaching the other nodes
+# through the node shell (up to 15 minutes).
+local_sh_nodes() {  # [local.sh arguments... -- PROGRAM ARGS...]
+  OMPI_MCA_plm_rsh_agent="$src/tests/multinode/node_shell" OMPI_MCA_plm_rsh_no_tree_spawn=1 \
+    OMPI_MCA_mpi_yield_when_idle=1 NODE_SHELL_KEEP_ENV=1 timeout 900 \
+    bash "$src/tests/multinode/node_shell" nodea bash "$src/launch/local.sh" "$@"
+}
+
+# A node gone: every process in the UTS namespace of <pid> (its node's) SIGKILLed.
+kill_node_of() {  # <pid>
+  local ns pid
+  ns=$(readlink "/proc/$1/ns/uts")
+  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+    [ "$(readlink "/proc/$pid/ns/uts" 2> /dev/null)" = "$ns" ] && kill -KILL "$pid" 2> /dev/null
+  done
+  return 0
+}
+
+# On a test's way out (a failed check included): no job of it left running —
+# local.sh first (it would start a job again), then mpirun, each only where
+# its working directory is the test's ($work); then $work removed.
+stop_jobs() {
+  local pattern pid
+  for pattern in "^bash .*/launch/local.sh " "^mpirun "; do
+    for pid in $(pids_matching "$pattern"); do
+      [ "$(readlink "/proc/$pid/cwd")" = "$work" ] && kill -TERM "$pid" 2> /dev/null
+    done
+  done
+  wait || true
+  rm -rf "$work"
+}

@@ -18,6 +18,7 @@
 #include "trainer/distributed/flight_recorder.h"
 #include "trainer/distributed/recorded_communicator.h"
 #include "trainer/train/preemption.h"
+#include "tests/unit/one_rank_communicator.h"
 #include "trainer/train/survivor_save.h"
 
 namespace {
@@ -155,25 +156,8 @@ class DoneWork : public distributed::Work {
   void wait() override {}
 };
 
-class ImmediateCommunicator : public distributed::Communicator {
- public:
-  int rank() const override { return 0; }
-  int world_size() const override { return 1; }
-  const char* backend() const override { return "immediate"; }
-  void allreduce_sum(torch::Tensor&) override {}
-  std::unique_ptr<distributed::Work> iallreduce_sum(torch::Tensor&) override {
-    return std::make_unique<DoneWork>();
-  }
-  std::unique_ptr<distributed::Work> ireduce_scatter_sum(const torch::Tensor&,
-                                                         torch::Tensor&) override {
-    return std::make_unique<DoneWork>();
-  }
-  std::unique_ptr<distributed::Work> iallgather_in_place(torch::Tensor&) override {
-    return std::make_unique<DoneWork>();
-  }
-  void broadcast(torch::Tensor&, int) override {}
-  torch::Tensor allgather(const torch::Tensor& local) override { return local; }
-  void barrier() override {}
+class ImmediateCommunicator : public test_util::OneRankCommunicator {
+  std::unique_ptr<distributed::Work> make_work() override { return std::make_unique<DoneWork>(); }
 };
 
 TEST(RecordedCommunicatorWaits, BlockingCallsAndWaitsAreWaitsForPeers) {
