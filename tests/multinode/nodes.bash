@@ -81,7 +81,7 @@ local_sh_nodes() {  # [local.sh arguments... -- PROGRAM ARGS...]
 # A node gone: every process in the UTS namespace of <pid> (its node's) SIGKILLed.
 kill_node_of() {  # <pid>
   local ns pid
-  ns=$(readlink "/proc/$1/ns/uts")
+  ns=$(readlink "/proc/$1/ns/uts") && [ -n "$ns" ] || return 1
   for pid in $(ls /proc | grep -E '^[0-9]+$'); do
     [ "$(readlink "/proc/$pid/ns/uts" 2> /dev/null)" = "$ns" ] && kill -KILL "$pid" 2> /dev/null
   done
