@@ -39,5 +39,8 @@ awk -v lost=$((lost_at % 86400)) -v config="$(basename "$config")" '
     write = $0; sub(/.* in /, "", write); sub(/ s$/, "", write) }
   /resuming from/ { resumed = 1 }
   resumed && /\] step +[0-9]+ \|/ && !first { first = at($0) }
-  END { printf "%s: survivor checkpoint of step %s %d s after the loss (written in %s s), first step after the restart %d s after\n", config, step, saved, write, first }
+  END {
+    if (step == "") printf "%s: no survivor checkpoint (the log says why)", config
+    else printf "%s: survivor checkpoint of step %s %d s after the loss (written in %s s)", config, step, saved, write
+    printf ", first step after the restart %d s after\n", first }
 ' lost.log
