@@ -10,15 +10,15 @@
 reachable_nodes() {  # <hostfile> <out> <mpirun.sh>
   local hostfile=$1 out=$2 mpirun=$3 dir node line
   dir=$(mktemp -d)
-  while read -r node line; do
+  while read -r node line || [ -n "$node" ]; do  # a last line without a newline too
     [ -n "$node" ] && [[ $node != \#* ]] || continue
     printf '%s %s\n' "$node" "$line" > "$dir/$node.host"
-    ( timeout 60 bash "$mpirun" --hostfile "$dir/$node.host" -np 1 true > /dev/null 2>&1 &&
+    ( timeout -k 10 60 bash "$mpirun" --hostfile "$dir/$node.host" -np 1 true > /dev/null 2>&1 &&
         touch "$dir/$node.ok" ) &
   done < "$hostfile"
   wait
   : > "$out"
-  while read -r node line; do
+  while read -r node line || [ -n "$node" ]; do
     [ -n "$node" ] && [[ $node != \#* ]] || continue
     if [ -e "$dir/$node.ok" ]; then cat "$dir/$node.host" >> "$out"; else echo "$node"; fi
   done < "$hostfile"
@@ -31,23 +31,40 @@ hostfile_slots() {  # <hostfile>
        END { print s + 0 }' "$1"
 }
 
-# Runs `launch_ranks <hostfile> <ranks> PROGRAM ARGS...` (a function the
-# caller defines), and after a failure (an exit other than 0, 2: usage, 75:
-# preempted) starts it again on the nodes of <hostfile> that still answer, at
-# most <max restarts> times and while at least <min nodes> answer. <ranks>:
-# `same` keeps the number of ranks (placed on the nodes left, several to a
-# slot), `slots` takes the slots of the nodes left. A trainer resumes from
-# its latest checkpoint (--resume latest appended). Returns the last exit code.
+# Runs the job (mpirun_command <hostfile> <ranks> [unbound], a function of
+# the caller's that sets `cmd`), and after a failure (an exit other than 0,
+# 2: usage, 75: preempted) starts it again on the nodes of <hostfile> that
+# still answer, at most <max restarts> times and while at least <min nodes>
+# answer. <ranks>: `same` keeps the number of ranks (placed on the nodes
+# left, several to a slot), `slots` takes the slots of the nodes left, at most
+# the ranks asked for. A trainer resumes from its latest checkpoint
+# (--resume latest appended). INT, TERM and HUP are passed to mpirun and end
+# the restarts; USR1 is passed on (a preemption: the trainer exits 75).
+# Returns the last exit code.
 run_with_restarts() {  # <hostfile> <ranks> <same|slots> <max restarts> <min nodes> -- PROGRAM ARGS...
-  local hostfile=$1 ranks=$2 keep=$3 max=$4 min=$5
+  local hostfile=$1 asked=$2 keep=$3 max=$4 min=$5
   shift 6
-  local current restarts=0 code lost nodes failed_at resumed=()
+  local current ranks=$asked restarts=0 code lost nodes slots failed_at resumed=() unbound=0
+  local child="" signal
+  stopped=0  # set by the traps below
   current=$(mktemp)
   cp "$hostfile" "$current"
+  for signal in INT TERM HUP USR1; do
+    # shellcheck disable=SC2064  # the signal's name now, the child's pid when it comes
+    trap "[ $signal = USR1 ] || stopped=1; [ -z \"\$child\" ] || kill -$signal \"\$child\" 2> /dev/null" "$signal"
+  done
   while :; do
+    mpirun_command "$current" "$ranks" "$unbound"
+    "${cmd[@]}" "$@" "${resumed[@]}" &
+    child=$!
     code=0
-    launch_ranks "$current" "$ranks" "$@" "${resumed[@]}" || code=$?
+    while :; do  # a trapped signal ends `wait` early: wait again until mpirun is done
+      wait "$child" && code=0 || code=$?
+      kill -0 "$child" 2> /dev/null || break
+    done
+    child=""
     case $code in 0 | 2 | 75) break ;; esac
+    ((!stopped)) || { echo "launch: stopped by a signal: no restart" >&2; break; }
     failed_at=$(date +%s.%N)
     echo "launch: the job failed (exit $code) on the nodes of $current ($(hostfile_slots "$current") slots)" >&2
     if ((restarts >= max)); then
@@ -61,7 +78,13 @@ run_with_restarts() {  # <hostfile> <ranks> <same|slots> <max restarts> <min nod
       break
     fi
     mv "$current.live" "$current"
-    [ "$keep" = same ] || ranks=$(hostfile_slots "$current")
+    slots=$(hostfile_slots "$current")
+    if [ "$keep" = same ]; then
+      ranks=$asked
+      unbound=$((ranks > slots))
+    else
+      ranks=$((asked < slots ? asked : slots))
+    fi
     restarts=$((restarts + 1))
     [ "$(basename "$1")" = trainer ] && resumed=(--resume latest)
     echo "launch: restart $restarts of $max on $nodes node(s) ($(awk '{print $1}' "$current" | paste -sd, -))," \
@@ -69,6 +92,7 @@ run_with_restarts() {  # <hostfile> <ranks> <same|slots> <max restarts> <min nod
     export TRAINER_RESTART="$restarts" TRAINER_RESTART_LOST_NODES="$lost" \
       TRAINER_RESTART_FAILED_AT="$failed_at" TRAINER_RESTART_EXIT="$code"
   done
+  trap - INT TERM HUP USR1
   rm -f "$current" "$current.live"
   return "$code"
 }

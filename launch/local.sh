@@ -50,33 +50,34 @@ done
 mpirun_sh=$(dirname "$0")/../scripts/mpirun.sh
 cores=$(nproc)
 
-# One run of the job: <ranks> ranks on <hostfile>'s nodes ("" for this machine).
-launch_ranks() {  # <hostfile> <ranks> PROGRAM ARGS...
-  local hosts=$1 n=$2 t
-  shift 2
-  if [ -n "$hosts" ] && { [ -z "$threads" ] || ((n > $(hostfile_slots "$hosts"))); }; then
+# The mpirun command of one run of the job, <ranks> ranks on <hostfile>'s
+# nodes ("" for this machine), into the array `cmd`; <unbound> 1: more ranks
+# than the nodes' slots (a restart keeping its ranks on fewer nodes).
+mpirun_command() {  # <hostfile> <ranks> [unbound]
+  local hosts=$1 n=$2 unbound=${3:-0} t
+  if [ -n "$hosts" ] && { [ -z "$threads" ] || ((unbound)); }; then
     echo "launch: $n ranks on the nodes of $hosts, unbound, each with its node's cores / its node's ranks" >&2
-    env -u OMP_NUM_THREADS bash "$mpirun_sh" -np "$n" --hostfile "$hosts" --bind-to none "$@"
+    cmd=(env -u OMP_NUM_THREADS bash "$mpirun_sh" -np "$n" --hostfile "$hosts" --bind-to none)
     return
   fi
   t=${threads:-$((cores / n > 0 ? cores / n : 1))}
-  local mpi=(-np "$n" -x "OMP_NUM_THREADS=$t")
+  cmd=(bash "$mpirun_sh" -np "$n" -x "OMP_NUM_THREADS=$t")
   if [ -n "$hosts" ]; then
-    mpi+=(--hostfile "$hosts" --map-by "slot:PE=$t" --bind-to core)
+    cmd+=(--hostfile "$hosts" --map-by "slot:PE=$t" --bind-to core)
   elif ((n * t <= cores)); then
-    mpi+=(--map-by "slot:PE=$t" --bind-to core)
+    cmd+=(--map-by "slot:PE=$t" --bind-to core)
   else
     echo "launch: $n ranks x $t threads > $cores cores: ranks unbound, sharing the cores" >&2
-    mpi+=(--bind-to none)
+    cmd+=(--bind-to none)
   fi
-  bash "$mpirun_sh" "${mpi[@]}" "$@"
 }
 
-source "$(dirname "$0")/in_job_restart.bash"
 if [ -n "$hostfile" ] && ((max_restarts > 0)); then
+  source "$(dirname "$0")/in_job_restart.bash"
   code=0
   run_with_restarts "$hostfile" "$ranks" "$restart_ranks" "$max_restarts" "$min_nodes" "$@" || code=$?
   exit "$code"
 fi
 shift  # "--"
-launch_ranks "$hostfile" "$ranks" "$@"
+mpirun_command "$hostfile" "$ranks"
+exec "${cmd[@]}" "$@"

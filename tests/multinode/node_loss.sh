@@ -13,8 +13,8 @@
 #     completed step - the step resumed = 0;
 #   - the run ends with parameters bitwise equal to an uninterrupted run's,
 #     and the same examples ledger.
-# Then the same with rank 3 stopped (SIGSTOP) instead: a hang, detected by the
-# watchdog's timeout; the same result.
+# Then the same with rank 3 stopped (SIGSTOP) instead, before the run's first
+# checkpoint: a hang, detected by the watchdog's timeout; the same result.
 # Usage: node_loss.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -40,13 +40,14 @@ local_sh() {  # <run name> [local.sh arguments... --]
     > "$name.log" 2>&1
 }
 
-# <name> <how nodeb fails: kill|stop>: the run through local.sh, nodeb failing
-# 0-1.5 s after the first checkpoint; checked against the reference.
+# <name> <how nodeb fails: kill|stop> <after: a pattern of the log>: the run
+# through local.sh, nodeb failing 0-1.5 s after the log shows <after>;
+# checked against the reference.
 lose_nodeb() {
-  local name=$1 how=$2 code=0 rank3 saved resumed recomputed lost_at
+  local name=$1 how=$2 after=$3 code=0 rank3 saved resumed recomputed lost_at
   : > "$NODE_SHELL_DOWN"
   local_sh "$name" -n 4 --hostfile hosts --restart-ranks same --max-restarts 1 -- & job=$!
-  for _ in $(seq 1200); do [ -e "runs/$name/checkpoints/step_00000050" ] && break; sleep 0.1; done
+  for _ in $(seq 1200); do grep -q "$after" "$name.log" 2> /dev/null && break; sleep 0.1; done
   rank3=$(rank_pid "$name" 3) || fail "no rank 3 of $name" "$name.log"
   [ "$(node_of_pid "$rank3")" = nodeb ] || fail "rank 3 is not on nodeb"
   sleep "$(awk -v r=$RANDOM 'BEGIN { print r % 16 / 10 }')"
@@ -61,6 +62,7 @@ lose_nodeb() {
     "$name.log")
   [ -n "$saved" ] || fail "$name: no survivor checkpoint written" "$name.log"
   ((saved % 50 != 0)) || echo "($name: nodeb failed right at a periodic checkpoint, step $saved)"
+  [ "$how" = kill ] || ((saved < 50)) || fail "$name: stopped after the first checkpoint" "$name.log"
   resumed=$(sed -n 's/.*resuming from .*step_0*\([0-9][0-9]*\) .*/\1/p' "$name.log" | tail -1)
   [ "$resumed" = "$saved" ] || fail "$name: resumed from step $resumed, not the survivors' $saved" "$name.log"
   # Each survivor's last completed step: the writer's, and the others' in
@@ -79,7 +81,7 @@ sb = json.load(open(f"runs/{name}/checkpoints/latest/state.json"))
 assert sa["step"] == sb["step"] == 300, (sa["step"], sb["step"])
 assert sa["examples_ledger"] == sb["examples_ledger"], "ledgers differ"
 PY
-  echo "$name: nodeb lost ($how) after step 50; survivor saved step $saved, resumed there, 0 steps" \
+  echo "$name: nodeb lost ($how) after '$after'; survivor saved step $saved, resumed there, 0 steps" \
     "recomputed; final parameters and ledger bitwise the uninterrupted run's"
   # Seconds from the loss to the survivor's checkpoint and to the first step
   # after the restart (the log's clock, to the second; docs/cluster.md).
@@ -92,6 +94,6 @@ PY
   ' "$name.log"
 }
 
-lose_nodeb killed kill
-lose_nodeb stopped stop
+lose_nodeb killed kill "checkpoint .*step_00000050 written"
+lose_nodeb stopped stop "step     10 |"
 echo "node loss: OK"

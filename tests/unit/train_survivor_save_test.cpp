@@ -3,8 +3,8 @@
 // dist.peer_lost_after_s, counted from the later of the two), which survivor
 // writes (the first to claim <checkpoints>/.survivor; the claim names it),
 // and when none does (a later step saved already, the replica not to be had
-// because the training thread is not waiting for its peers, a sharded or GPU
-// replica). RecordedCommunicator tells the waits around blocking collectives
+// because the training thread is not waiting for its peers or keeps it
+// through validation, no loop yet, a sharded or GPU replica). RecordedCommunicator tells the waits around blocking collectives
 // and wait(), and only there.
 #include <gtest/gtest.h>
 
@@ -84,7 +84,11 @@ TEST_F(SurvivorSaveTest, APeerIsLostAfterASignalAndAWaitThatLasts) {
   EXPECT_NE(why.find("SIGCONT received, and waiting for its peers 3 s after it"), std::string::npos)
       << why;
   save.done_waiting();
-  EXPECT_EQ(save.peer_lost(began + std::chrono::seconds(60)), "") << "no longer waiting";
+  EXPECT_EQ(save.peer_lost(began + std::chrono::seconds(20)), "") << "no longer waiting";
+  save.waiting();
+  EXPECT_EQ(save.peer_lost(began + std::chrono::seconds(40)), "")
+      << "a SIGCONT counts for 30 s (a job suspended and resumed is not ended for a long wait)";
+  save.done_waiting();
   EXPECT_EQ(never.peer_lost(began + std::chrono::seconds(60)), "") << "dist.peer_lost_after_s 0";
 }
 
@@ -130,6 +134,12 @@ TEST_F(SurvivorSaveTest, NoWriteWhereALaterStepIsSavedOrTheReplicaIsNotWhole) {
     EXPECT_FALSE(fs::exists(run_ / "checkpoints" / ".survivor")) << "claimed without a replica";
   }
   {
+    train::SurvivorSave before_the_loop(0, 3, signals_);
+    before_the_loop.save();  // no replica yet: nothing to save, nothing claimed
+    EXPECT_EQ(writes_, 0);
+    EXPECT_FALSE(fs::exists(run_ / "checkpoints" / ".survivor"));
+  }
+  {
     // The training thread computing, not waiting for its peers: its replica
     // may be mid-step, and the save gives up after a while.
     train::SurvivorSave busy(0, 3, signals_);
@@ -138,7 +148,27 @@ TEST_F(SurvivorSaveTest, NoWriteWhereALaterStepIsSavedOrTheReplicaIsNotWhole) {
     watchdog.join();
     EXPECT_EQ(writes_, 0);
     EXPECT_FALSE(fs::exists(run_ / "checkpoints" / ".survivor"));
+    // Validation's scope: its waits lend nothing either.
+    {
+      const train::SurvivorSave::Keeping keeping(busy);
+      busy.waiting();
+      std::thread validating([&] { busy.save(); });
+      validating.join();
+      busy.done_waiting();
+    }
+    EXPECT_EQ(writes_, 0);
   }
+}
+
+TEST_F(SurvivorSaveTest, TheFirstSaveMakesTheCheckpointsDirectory) {
+  fs::remove_all(run_ / "checkpoints");  // lost before the run's first checkpoint
+  const checkpoint::Checkpoints checkpoints(run_.string());
+  train::SurvivorSave save(1, 3, signals_);
+  train::SurvivorSave::Holding holding(save, replica(checkpoints));
+  save.waiting();
+  save.save();
+  EXPECT_EQ(writes_, 1);
+  EXPECT_TRUE(fs::exists(run_ / "checkpoints" / ".survivor"));
 }
 
 // The waits RecordedCommunicator reports: its blocking calls and wait(), not

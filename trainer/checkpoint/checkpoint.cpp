@@ -129,7 +129,9 @@ std::string Checkpoints::commit(int64_t step, const std::string& tmp_dir,
     fsync_path(tmp);
     if (fs::exists(final_dir)) remove_checkpoint(final_dir);  // the same step saved again
     fs::rename(tmp, final_dir);
-    point_link("latest", final_dir);
+    // Never back: one survivor of a lost peer may have saved a later step
+    // meanwhile (train/survivor_save.h) beside rank 0's commit in flight.
+    if (latest_step() <= step) point_link("latest", final_dir);
     if (best) point_link("best", final_dir);
   });
 
@@ -207,8 +209,20 @@ std::string Checkpoints::set_aside_after(int64_t step) const {
 }
 
 // <dir>/<name> -> target's directory name, swapped in with one rename.
+int64_t Checkpoints::latest_step() const {
+  std::error_code error;
+  const std::string name = fs::read_symlink(fs::path(dir_) / "latest", error).filename().string();
+  if (error || name.rfind("step_", 0) != 0) return -1;
+  return std::stoll(name.substr(5));
+}
+
+// The temporary link's name holds the host and process: ranks on two nodes
+// (rank 0's commit, a survivor's save) may share a process id.
 void Checkpoints::point_link(const std::string& name, const fs::path& target) const {
-  const fs::path link_tmp = fs::path(dir_) / ("." + name + "-" + std::to_string(::getpid()));
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  const fs::path link_tmp =
+      fs::path(dir_) / ("." + name + "-" + host + "-" + std::to_string(::getpid()));
   fs::remove(link_tmp);
   fs::create_directory_symlink(target.filename(), link_tmp);
   fs::rename(link_tmp, fs::path(dir_) / name);

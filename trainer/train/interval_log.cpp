@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "base/logging.h"
 #include "base/seconds.h"
@@ -94,14 +95,18 @@ void IntervalLog::write(const checkpoint::TrainState& state, double lr,
                         distributed::Communicator& comm, const torch::Device& device) {
   const auto now = Clock::now();
   const double wall = base::seconds(now - start_);
+  // The interval's sums, taken before the collectives: a survivor saving the
+  // replica while this rank waits in them (survivor_save.h) saves the next
+  // interval's, as a checkpoint after this line would.
+  const checkpoint::LogWindowSums sums = std::exchange(sums_, checkpoint::LogWindowSums());
   const torch::Tensor all_seconds = phase_seconds(seconds, comm, device);  // collective
   const auto [rss_mb, gpu_mb] = peak_memory_mb(comm, device);              // collective
   const nlohmann::json shares = phase_shares(all_seconds, wall);
   const nlohmann::json slow = name_slow_ranks(state.step, all_seconds);
-  if (metrics_ && sums_.tokens > 0) {
-    const double loss = sums_.smoothed / sums_.tokens, nll = sums_.nll / sums_.tokens;
-    const double grad_norm = sums_.grad_norm / std::max<int64_t>(1, sums_.steps);
-    const double tokens_per_s = sums_.tokens / wall, elapsed = base::seconds(now - run_start_);
+  if (metrics_ && sums.tokens > 0) {
+    const double loss = sums.smoothed / sums.tokens, nll = sums.nll / sums.tokens;
+    const double grad_norm = sums.grad_norm / std::max<int64_t>(1, sums.steps);
+    const double tokens_per_s = sums.tokens / wall, elapsed = base::seconds(now - run_start_);
     nlohmann::json row = {{"step", state.step},     {"epoch", state.epoch},
                           {"loss", loss},           {"nll", nll},
                           {"ppl", std::exp(nll)},   {"lr", lr},
@@ -128,7 +133,6 @@ void IntervalLog::write(const checkpoint::TrainState& state, double lr,
         100 * shares["comm_wait"].get<double>(), elapsed, progress);
     metrics_->write(row);
   }
-  sums_ = checkpoint::LogWindowSums();
   start_ = now;
   interval_start_step_ = state.step;
 }

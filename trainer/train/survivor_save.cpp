@@ -43,15 +43,6 @@ std::string host_name() {
   return gethostname(name, sizeof(name) - 1) == 0 ? name : "(unknown host)";
 }
 
-// The step of the checkpoint `latest` names, -1 when there is none.
-int64_t latest_step(const checkpoint::Checkpoints& checkpoints) {
-  std::error_code error;
-  const fs::path target = fs::read_symlink(fs::path(checkpoints.dir()) / "latest", error);
-  const std::string name = target.filename().string();
-  if (error || name.rfind("step_", 0) != 0) return -1;
-  return std::stoll(name.substr(5));
-}
-
 }  // namespace
 
 SurvivorSave::SurvivorSave(int rank, double peer_lost_after_s, const PreemptionSignals& signals)
@@ -69,42 +60,71 @@ SurvivorSave::SurvivorSave(int rank, double peer_lost_after_s, const PreemptionS
 SurvivorSave::~SurvivorSave() { sigaction(SIGCONT, &g_previous_cont, nullptr); }
 
 SurvivorSave::Holding::Holding(SurvivorSave& save, Replica replica) : save_(save) {
+  std::lock_guard<std::mutex> lock(save_.mutex_);
   save_.replica_ = std::move(replica);
-  save_.held_.lock();
+  save_.state_ = kHeld;
   save_.holder_ = std::this_thread::get_id();
 }
 
+// The training thread gets here only holding the replica: a save that took
+// it keeps the thread in done_waiting().
 SurvivorSave::Holding::~Holding() {
+  std::lock_guard<std::mutex> lock(save_.mutex_);
+  save_.state_ = kClosed;
   save_.holder_ = std::thread::id();
-  save_.held_.unlock();
+}
+
+SurvivorSave::Keeping::Keeping(SurvivorSave& save) : save_(save) {
+  if (save_.is_holder()) ++save_.keeping_;
+}
+
+SurvivorSave::Keeping::~Keeping() {
+  if (save_.is_holder()) --save_.keeping_;
 }
 
 void SurvivorSave::waiting() {
-  if (!is_holder()) return;  // before the loop, or another thread's wait
+  if (!is_holder() || keeping_ > 0) return;  // another thread's wait, or the replica kept
+  std::lock_guard<std::mutex> lock(mutex_);
   waiting_since_ = ticks(Clock::now());
-  held_.unlock();
+  state_ = kLent;
 }
 
 void SurvivorSave::done_waiting() {
-  if (!is_holder()) return;
-  held_.lock();  // blocks for good while a survivor's save has the replica: the process exits
+  if (!is_holder() || keeping_ > 0) return;
+  std::unique_lock<std::mutex> lock(mutex_);
+  taken_.wait(lock, [this] { return state_ != kTaken; });  // for good: the process exits
+  state_ = kHeld;
   waiting_since_ = 0;
 }
 
 std::string SurvivorSave::peer_lost(Clock::time_point now) {
-  if (peer_lost_after_s_ <= 0 || !(signals_.requested() || g_continued)) return "";
-  if (signal_seen_ == 0) signal_seen_ = ticks(now);
-  const int64_t since = waiting_since_;
+  if (peer_lost_after_s_ <= 0) return "";
+  if (g_continued.exchange(false)) continued_seen_ = ticks(now);
+  if (signals_.requested() && signal_seen_ == 0) signal_seen_ = ticks(now);
+  // A CONT counts for kContinueCounts seconds (mpirun's TERM follows it by
+  // odls_base_sigkill_timeout and counts from then on), so that a job
+  // suspended and resumed (scontrol suspend, Ctrl-Z) is not ended much later
+  // by a long wait; TERM and USR1 count for good (the job stops anyway).
+  int64_t heard = 0;  // the earliest signal that counts
+  if (continued_seen_ != 0 && seconds_between(continued_seen_, ticks(now)) < kContinueCounts)
+    heard = continued_seen_;
+  if (signal_seen_ != 0 && (heard == 0 || signal_seen_ < heard)) heard = signal_seen_;
+  if (heard == 0) return "";
+  int64_t since = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (state_ == kLent) since = waiting_since_;
+  }
   if (since == 0) return "";  // not waiting for its peers
   // Counted from the later of the signal and the wait's beginning: a healthy
   // rank, signalled, finishes its wait once its peers reach the collective.
-  const double stuck = seconds_between(std::max(since, signal_seen_), ticks(now));
+  const double stuck = seconds_between(std::max(since, heard), ticks(now));
   if (stuck < peer_lost_after_s_) return "";
   return text::format(
       "rank {} on {}: {} received, and waiting for its peers {:.0f} s after it "
       "(dist.peer_lost_after_s = {:g}): a peer is lost; ending the job",
       rank_, host_name(),
-      signals_.requested() ? "signal " + std::to_string(signals_.signal()) : std::string("SIGCONT"),
+      heard == signal_seen_ ? "signal " + std::to_string(signals_.signal()) : std::string("SIGCONT"),
       stuck, peer_lost_after_s_);
 }
 
@@ -114,14 +134,20 @@ void SurvivorSave::save() {
                   unavailable_);
     return;
   }
-  // A training thread that is not waiting for its peers lets go of the
-  // replica only at a collective, which may never come (a stuck file system).
-  if (!held_.try_lock_for(std::chrono::seconds(2))) {
-    logging::warn(
-        "no survivor checkpoint from rank {}: its training thread is not waiting for its peers "
-        "(the replica may be mid-step); a restart resumes from the last checkpoint",
-        rank_);
-    return;
+  // A training thread that is not waiting for its peers lends the replica
+  // only at a collective, which may never come (a stuck file system).
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    taken_.wait_for(lock, std::chrono::seconds(2), [this] { return state_ != kHeld; });
+    if (state_ != kLent) {
+      logging::warn(
+          "no survivor checkpoint from rank {}: its training thread is not waiting for its peers "
+          "({}); a restart resumes from the last checkpoint",
+          rank_,
+          state_ == kHeld ? "the replica may be mid-step" : "it is not in the training loop");
+      return;
+    }
+    state_ = kTaken;  // never lent back: the training thread must not change it before the exit
   }
   try {
     save_replica();
@@ -129,12 +155,12 @@ void SurvivorSave::save() {
     logging::error("rank {}: the survivor checkpoint failed: {}; `latest` is unchanged", rank_,
                    e.what());
   }
-  // The replica stays taken: the training thread must not change it before the exit.
 }
 
 void SurvivorSave::save_replica() {
   const int64_t step = replica_.step();
   const checkpoint::Checkpoints& checkpoints = *replica_.checkpoints;
+  fs::create_directories(checkpoints.dir());  // before the run's first checkpoint too
   const fs::path claim = fs::path(checkpoints.dir()) / ".survivor";
   const int fd = ::open(claim.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) {
@@ -152,7 +178,7 @@ void SurvivorSave::save_replica() {
   ::close(fd);
   if (!claimed) throw std::runtime_error("cannot write " + claim.string());
 
-  const int64_t saved = latest_step(checkpoints);
+  const int64_t saved = checkpoints.latest_step();
   if (saved >= step) {
     logging::info("rank {}: no survivor checkpoint needed: step {} is saved (latest)", rank_,
                   saved);

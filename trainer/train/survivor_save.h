@@ -12,8 +12,8 @@
 // The survivors need no collective to know it: each knows its own step.
 //
 // The training thread holds the replica for the loop's duration (Holding)
-// and lets go of it only while it waits for its peers (PeerWaits:
-// distributed/recorded_communicator.h tells it). When the job ends for a lost
+// and lends it only while it waits for its peers (PeerWaits:
+// distributed/recorded_communicator.h tells it), but in a Keeping scope. When the job ends for a lost
 // peer — the watchdog's timeout, a communicator's error, or a signal that
 // the launcher is ending the job (CONT, TERM: mpirun's or srun's after a rank
 // died) while the training thread waits for its peers and still waits
@@ -22,8 +22,8 @@
 // collective (the first survivor to create <checkpoints>/.survivor, O_EXCL;
 // the others name it and exit), and the writer saves as every checkpoint is
 // saved (checkpoint.h: under a temporary name, renamed, `latest` moved last;
-// a second failure meanwhile leaves the previous `latest`). It never lets the
-// training thread have the replica back: the process exits after.
+// a second failure meanwhile leaves the previous `latest`). It never lends the
+// replica back: the training thread waits in done_waiting() until the exit.
 //
 // Not available, and said at the failure, where a survivor does not hold
 // everything the step left: a sharded update (each rank keeps its shard of
@@ -35,6 +35,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -77,6 +78,19 @@ class SurvivorSave : public distributed::PeerWaits {
    private:
     SurvivorSave& save_;
   };
+  // The training thread's, around what changes the replica after its
+  // collectives (validation: the best loss after the validation's
+  // allreduce): its waits meanwhile lend nothing.
+  class Keeping {
+   public:
+    explicit Keeping(SurvivorSave& save);
+    ~Keeping();
+    Keeping(const Keeping&) = delete;
+    Keeping& operator=(const Keeping&) = delete;
+
+   private:
+    SurvivorSave& save_;
+  };
   // Why this rank cannot save the replica (a sharded update, a GPU), said
   // when a peer is lost; instead of Holding.
   void unavailable(std::string why) { unavailable_ = std::move(why); }
@@ -100,11 +114,21 @@ class SurvivorSave : public distributed::PeerWaits {
   const double peer_lost_after_s_;
   const PreemptionSignals& signals_;
   std::string unavailable_;
+  // Who has the replica: the training thread (kHeld; kLent while it waits
+  // for its peers), the save (kTaken, for good), or nobody (kNone before
+  // the loop, kClosed after it).
+  enum State { kNone, kHeld, kLent, kTaken, kClosed };
+  static constexpr double kContinueCounts = 30;  // seconds a SIGCONT counts
+
+  std::mutex mutex_;
+  std::condition_variable taken_;  // state_ changed
+  State state_ = kNone;
   Replica replica_;
-  std::timed_mutex held_;                 // by the training thread, but while it waits
+  int64_t waiting_since_ = 0;  // Clock ticks the wait began (kLent)
   std::atomic<std::thread::id> holder_{};  // the training thread, while Holding lives
-  std::atomic<int64_t> waiting_since_{0};  // Clock ticks; 0: not waiting for peers
-  int64_t signal_seen_ = 0;                // Clock ticks the watchdog first saw a signal; 0: none
+  int keeping_ = 0;                        // Keeping scopes open (the training thread's)
+  int64_t continued_seen_ = 0;             // the watchdog's: Clock ticks it saw a SIGCONT
+  int64_t signal_seen_ = 0;                // the watchdog's: Clock ticks it first saw TERM/USR1
 };
 
 }  // namespace train

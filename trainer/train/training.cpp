@@ -183,6 +183,9 @@ void Trainer::log_restart() {
 }
 
 bool Trainer::validate() {
+  // The best loss changes after the validation's allreduce: no survivor
+  // saves the replica meanwhile (it would hold step n without step n's validation).
+  const SurvivorSave::Keeping keeping(survivor_);
   watchdog_.beat(state_.step, "validation");
   const ValidationResult r =
       validator_->run(model_.module(), *objective_, *comm_, device_, precision_);
