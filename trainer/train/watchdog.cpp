@@ -74,7 +74,14 @@ void Watchdog::beat(const char* phase) {
 
 void Watchdog::watch(distributed::Communicator* comm, const distributed::FlightRecorder* recorder,
                      SurvivorSave* survivor) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
+  // The job is ending (end_job, which lets go of the mutex while a survivor
+  // saves): what it uses must outlive it, so Watching's end waits for the exit.
+  while (ending_) {
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    lock.lock();
+  }
   comm_ = comm;
   recorder_ = recorder;
   survivor_ = survivor;
@@ -122,6 +129,7 @@ std::string Watchdog::due(int* code) {
 }
 
 void Watchdog::end_job(int code, const std::string& why, std::unique_lock<std::mutex>& lock) {
+  ending_ = true;
   logging::critical("{}", why);
   if (recorder_ != nullptr) {
     const std::string in_flight = recorder_->oldest_unfinished();

@@ -81,6 +81,7 @@ class Watchdog {
   std::mutex mutex_;
   std::condition_variable stop_cv_;
   bool stop_ = false;
+  bool ending_ = false;  // end_job() under way: watch() waits for the exit
   int64_t step_ = 0;
   const char* phase_ = "start-up";
   distributed::Communicator* comm_ = nullptr;
