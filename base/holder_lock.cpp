@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/host_name.h"
 #include "base/logging.h"
 #include "base/utc_time.h"
 
@@ -15,8 +16,7 @@ namespace base {
 namespace {
 
 std::string holder_line() {
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
+  const std::string host = host_name();
   const char* job = std::getenv("SLURM_JOB_ID");
   return std::string("host ") + host + ", PID " + std::to_string(getpid()) + ", Slurm job " +
          (job != nullptr ? job : "none") + ", since " + utc_now();

@@ -4,8 +4,9 @@
 // writes (the first to claim <checkpoints>/.survivor; the claim names it),
 // and when none does (a later step saved already, the replica not to be had
 // because the training thread is not waiting for its peers or keeps it
-// through validation, no loop yet, a sharded or GPU replica). RecordedCommunicator tells the waits around blocking collectives
-// and wait(), and only there.
+// through validation, no loop yet, a sharded or GPU replica).
+// RecordedCommunicator tells the waits around blocking collectives and
+// wait(), and only there.
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -15,10 +16,10 @@
 #include <thread>
 
 #include "base/logging.h"
+#include "tests/unit/one_rank_communicator.h"
 #include "trainer/distributed/flight_recorder.h"
 #include "trainer/distributed/recorded_communicator.h"
 #include "trainer/train/preemption.h"
-#include "tests/unit/one_rank_communicator.h"
 #include "trainer/train/survivor_save.h"
 
 namespace {
@@ -75,7 +76,7 @@ TEST_F(SurvivorSaveTest, APeerIsLostAfterASignalAndAWaitThatLasts) {
   EXPECT_EQ(save.peer_lost(Clock::now()), "") << "not waiting for its peers";
   const auto signal_seen = Clock::now();
   EXPECT_EQ(save.peer_lost(signal_seen), "");  // seen (again) now
-  save.waiting();  // began after the signal: counted from here
+  save.waiting();                              // began after the signal: counted from here
   const auto began = Clock::now();
   EXPECT_EQ(save.peer_lost(began + milliseconds(2900)), "");
   const std::string why = save.peer_lost(began + milliseconds(3100));

@@ -13,10 +13,11 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "data_pipeline/sha256.h"
 #include "base/file_write.h"
+#include "base/host_name.h"
 #include "base/logging.h"
 #include "base/utc_time.h"
+#include "data_pipeline/sha256.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 
@@ -219,10 +220,8 @@ int64_t Checkpoints::latest_step() const {
 // The temporary link's name holds the host and process: ranks on two nodes
 // (rank 0's commit, a survivor's save) may share a process id.
 void Checkpoints::point_link(const std::string& name, const fs::path& target) const {
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
   const fs::path link_tmp =
-      fs::path(dir_) / ("." + name + "-" + host + "-" + std::to_string(::getpid()));
+      fs::path(dir_) / ("." + name + "-" + base::host_name() + "-" + std::to_string(::getpid()));
   fs::remove(link_tmp);
   fs::create_directory_symlink(target.filename(), link_tmp);
   fs::rename(link_tmp, fs::path(dir_) / name);

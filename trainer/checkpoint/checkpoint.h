@@ -73,7 +73,7 @@ class Checkpoints {
   std::string resolve(const CheckpointChoice& which) const;
 
   std::string path_of(int64_t step) const;  // <dir>/step_<step>, canonical
-  int64_t latest_step() const;               // the step `latest` names; -1: none
+  int64_t latest_step() const;              // the step `latest` names; -1: none
 
   // Complete checkpoint directories (canonical paths), oldest first.
   std::vector<std::string> list() const;

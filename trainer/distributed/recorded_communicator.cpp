@@ -12,7 +12,11 @@ class RecordedWork : public Work {
  public:
   RecordedWork(std::unique_ptr<Work> inner, FlightRecorder& recorder, PeerWaits* waits,
                uint64_t seq, FlightRecorder::State on_wait)
-      : inner_(std::move(inner)), recorder_(recorder), waits_(waits), seq_(seq), on_wait_(on_wait) {}
+      : inner_(std::move(inner)),
+        recorder_(recorder),
+        waits_(waits),
+        seq_(seq),
+        on_wait_(on_wait) {}
   bool test() override {
     const bool done = inner_->test();
     if (done) recorder_.finish(seq_, FlightRecorder::kDone);

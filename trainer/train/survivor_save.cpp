@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/host_name.h"
 #include "base/logging.h"
 #include "base/seconds.h"
 #include "base/text_format.h"
@@ -38,17 +39,10 @@ double seconds_between(int64_t from, int64_t to) {
   return std::chrono::duration<double>(SurvivorSave::Clock::duration(to - from)).count();
 }
 
-std::string host_name() {
-  char name[256] = {};
-  return gethostname(name, sizeof(name) - 1) == 0 ? name : "(unknown host)";
-}
-
 }  // namespace
 
 SurvivorSave::SurvivorSave(int rank, double peer_lost_after_s, const PreemptionSignals& signals)
-    : rank_(rank),
-      peer_lost_after_s_(peer_lost_after_s),
-      signals_(signals) {
+    : rank_(rank), peer_lost_after_s_(peer_lost_after_s), signals_(signals) {
   g_continued = false;
   struct sigaction action {};
   action.sa_handler = on_continue;
@@ -123,8 +117,9 @@ std::string SurvivorSave::peer_lost(Clock::time_point now) {
   return text::format(
       "rank {} on {}: {} received, and waiting for its peers {:.0f} s after it "
       "(dist.peer_lost_after_s = {:g}): a peer is lost; ending the job",
-      rank_, host_name(),
-      heard == signal_seen_ ? "signal " + std::to_string(signals_.signal()) : std::string("SIGCONT"),
+      rank_, base::host_name(),
+      heard == signal_seen_ ? "signal " + std::to_string(signals_.signal())
+                            : std::string("SIGCONT"),
       stuck, peer_lost_after_s_);
 }
 
@@ -173,7 +168,7 @@ void SurvivorSave::save_replica() {
                   writer.str().empty() ? std::string("another rank") : writer.str());
     return;
   }
-  const std::string me = text::format("rank {} on {} (step {})", rank_, host_name(), step);
+  const std::string me = text::format("rank {} on {} (step {})", rank_, base::host_name(), step);
   const bool claimed = ::write(fd, me.data(), me.size()) == static_cast<ssize_t>(me.size());
   ::close(fd);
   if (!claimed) throw std::runtime_error("cannot write " + claim.string());

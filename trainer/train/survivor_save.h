@@ -13,12 +13,11 @@
 //
 // The training thread holds the replica for the loop's duration (Holding)
 // and lends it only while it waits for its peers (PeerWaits:
-// distributed/recorded_communicator.h tells it), but in a Keeping scope. When the job ends for a lost
-// peer — the watchdog's timeout, a communicator's error, or a signal that
-// the launcher is ending the job (CONT, TERM: mpirun's or srun's after a rank
-// died) while the training thread waits for its peers and still waits
-// dist.peer_lost_after_s later — the watchdog calls save(): it takes the replica (only from a
-// training thread that waits for its peers), chooses the writer without a
+// distributed/recorded_communicator.h tells it), but in a Keeping scope. When the job ends for a
+// lost peer — the watchdog's timeout, a communicator's error, or a signal that the launcher is
+// ending the job (CONT, TERM: mpirun's or srun's after a rank died) while the training thread waits
+// for its peers and still waits dist.peer_lost_after_s later — the watchdog calls save(): it takes
+// the replica (only from a training thread that waits for its peers), chooses the writer without a
 // collective (the first survivor to create <checkpoints>/.survivor, O_EXCL;
 // the others name it and exit), and the writer saves as every checkpoint is
 // saved (checkpoint.h: under a temporary name, renamed, `latest` moved last;
@@ -33,9 +32,9 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -124,7 +123,7 @@ class SurvivorSave : public distributed::PeerWaits {
   std::condition_variable taken_;  // state_ changed
   State state_ = kNone;
   Replica replica_;
-  int64_t waiting_since_ = 0;  // Clock ticks the wait began (kLent)
+  int64_t waiting_since_ = 0;              // Clock ticks the wait began (kLent)
   std::atomic<std::thread::id> holder_{};  // the training thread, while Holding lives
   int keeping_ = 0;                        // Keeping scopes open (the training thread's)
   int64_t continued_seen_ = 0;             // the watchdog's: Clock ticks it saw a SIGCONT

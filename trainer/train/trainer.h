@@ -66,7 +66,8 @@ class Trainer {
   distributed::GradSyncOptions grad_sync_options() const;
   void warn_about_settings() const;
   void log_setup() const;
-  void log_restart();  // after an in-job restart (launch/restart.h): said, and noted in metrics.jsonl
+  void
+  log_restart();    // after an in-job restart (launch/restart.h): said, and noted in metrics.jsonl
   bool validate();  // false: early stop (patience exhausted)
   // What rank `rank` writes of a checkpoint of `state` (Checkpointer::RankPart).
   checkpoint::CheckpointPart rank_part(checkpoint::TrainState& state, int rank);

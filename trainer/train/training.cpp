@@ -20,11 +20,11 @@
 #include <cmath>
 #include <optional>
 
-#include "data_pipeline/batch_plan.h"
-#include "data_pipeline/dataset_identity.h"
 #include "base/logging.h"
 #include "base/seconds.h"
 #include "base/text_format.h"
+#include "data_pipeline/batch_plan.h"
+#include "data_pipeline/dataset_identity.h"
 #include "launch/restart.h"
 #include "trainer/checkpoint/finished_marker.h"
 #include "trainer/checkpoint/state_dict.h"
@@ -97,12 +97,10 @@ Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoic
           {cfg.train.save_every, cfg.train.save_every_minutes, built_at_, cfg.optim.lr},
           start_.checkpoint_step, model_.module(),
           [this](checkpoint::TrainState& state) { return rank_part(state, ranks_.rank()); },
-          outcomes_, watchdog,
-          signals),
+          outcomes_, watchdog, signals),
       train_step_(*objective_, optimizer_, grad_sync_, *comm_, schedule_, loss_scaler_, phases_,
                   device_, {static_cast<uint64_t>(cfg.run.seed), cfg.optim.clip_norm, precision_}),
-      batches_(train_set_,
-               data::BatchPlan(batcher_, plan_options(cfg, ranks_), state_),
+      batches_(train_set_, data::BatchPlan(batcher_, plan_options(cfg, ranks_), state_),
                static_cast<size_t>(cfg.data.prefetch), /*pin_memory=*/device_.is_cuda()) {
   log_.sums() = state_.log_window;
   warn_about_settings();

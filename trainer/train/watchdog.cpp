@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "base/host_name.h"
 #include "base/logging.h"
 #include "base/seconds.h"
 #include "base/text_format.h"
@@ -17,11 +18,6 @@ namespace train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string host_name() {
-  char name[256] = {};
-  return gethostname(name, sizeof(name) - 1) == 0 ? name : "(unknown host)";
-}
 
 // Runs `action` on a thread of its own and waits for it at most `grace`
 // seconds: false when it has not returned by then (it is left running; the
@@ -46,7 +42,7 @@ Watchdog::Watchdog(double timeout_seconds, int rank, double abort_grace_seconds,
       rank_(rank),
       abort_grace_(abort_grace_seconds),
       setting_(setting),
-      host_(host_name()) {
+      host_(base::host_name()) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -148,8 +144,9 @@ void Watchdog::end_job(int code, const std::string& why, std::unique_lock<std::m
     lock.unlock();
     const double limit = timeout_ > 0 ? timeout_ : 600;
     if (!run_bounded([survivor] { survivor->save(); }, limit))
-      logging::critical("{}: the survivor checkpoint did not finish within {:g} s; exiting without it",
-                        rank_on_host(), limit);
+      logging::critical(
+          "{}: the survivor checkpoint did not finish within {:g} s; exiting without it",
+          rank_on_host(), limit);
     logging::flush();
     lock.lock();
   }
