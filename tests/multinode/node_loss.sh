@@ -13,8 +13,9 @@
 #     completed step - the step resumed = 0;
 #   - the run ends with parameters bitwise equal to an uninterrupted run's,
 #     and the same examples ledger.
-# Then the same with rank 3 stopped (SIGSTOP) instead, before the run's first
-# checkpoint: a hang, detected by the watchdog's timeout; the same result.
+# Then the same with rank 3 stopped (SIGSTOP) instead, in a run that saves no
+# periodic checkpoint (train.save_every 0: the survivor's is its first): a
+# hang, detected by the watchdog's timeout; the same result.
 # Usage: node_loss.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -34,23 +35,24 @@ export NODE_SHELL_DOWN=$work/down
 trap stop_jobs EXIT
 
 # local.sh on nodea (nodes.bash) training run <name>, its log in <name>.log.
-local_sh() {  # <run name> [local.sh arguments... --]
-  local name=$1; shift
-  local_sh_nodes "$@" "$build/bin/trainer" "${TINY[@]}" --run.name "$name" "${opts[@]}" \
+local_sh() {  # <run name> <trainer options (after opts)> [local.sh arguments... --]
+  local name=$1 more=$2; shift 2
+  # shellcheck disable=SC2086 # $more: words
+  local_sh_nodes "$@" "$build/bin/trainer" "${TINY[@]}" --run.name "$name" "${opts[@]}" $more \
     > "$name.log" 2>&1
 }
 
-# <name> <how nodeb fails: kill|stop> <after: a pattern of the log>: the run
-# through local.sh, nodeb failing 0-1.5 s after the log shows <after>;
-# checked against the reference.
+# <name> <how nodeb fails: kill|stop> <after: a pattern of the log> <delay: s>
+# [trainer options]: the run through local.sh, nodeb failing 0-<delay> s after
+# the log shows <after>; checked against the reference.
 lose_nodeb() {
-  local name=$1 how=$2 after=$3 code=0 rank3 saved resumed recomputed lost_at
+  local name=$1 how=$2 after=$3 delay=$4 more=${5:-} code=0 rank3 saved resumed recomputed lost_at
   : > "$NODE_SHELL_DOWN"
-  local_sh "$name" -n 4 --hostfile hosts --restart-ranks same --max-restarts 1 -- & job=$!
-  for _ in $(seq 1200); do grep -q "$after" "$name.log" 2> /dev/null && break; sleep 0.1; done
+  local_sh "$name" "$more" -n 4 --hostfile hosts --restart-ranks same --max-restarts 1 -- & job=$!
+  for _ in $(seq 12000); do grep -q "$after" "$name.log" 2> /dev/null && break; sleep 0.01; done
   rank3=$(rank_pid "$name" 3) || fail "no rank 3 of $name" "$name.log"
   [ "$(node_of_pid "$rank3")" = nodeb ] || fail "rank 3 is not on nodeb"
-  sleep "$(awk -v r=$RANDOM 'BEGIN { print r % 16 / 10 }')"
+  sleep "$(awk -v r=$RANDOM -v d="$delay" 'BEGIN { print r % 16 / 15 * d }')"
   echo nodeb > "$NODE_SHELL_DOWN"
   if [ "$how" = kill ]; then kill_node_of "$rank3"; else kill -STOP "$rank3"; fi
   lost_at=$(date +%s)
@@ -62,7 +64,7 @@ lose_nodeb() {
     "$name.log")
   [ -n "$saved" ] || fail "$name: no survivor checkpoint written" "$name.log"
   ((saved % 50 != 0)) || echo "($name: nodeb failed right at a periodic checkpoint, step $saved)"
-  [ "$how" = kill ] || ((saved < 50)) || fail "$name: stopped after the first checkpoint" "$name.log"
+  ((saved < last)) || fail "$name: nodeb failed after the run's last step" "$name.log"
   resumed=$(sed -n 's/.*resuming from .*step_0*\([0-9][0-9]*\) .*/\1/p' "$name.log" | tail -1)
   [ "$resumed" = "$saved" ] || fail "$name: resumed from step $resumed, not the survivors' $saved" "$name.log"
   # Each survivor's last completed step: the writer's, and the others' in
@@ -94,6 +96,7 @@ PY
   ' "$name.log"
 }
 
-lose_nodeb killed kill "checkpoint .*step_00000050 written"
-lose_nodeb stopped stop "step     10 |"
+lose_nodeb killed kill "checkpoint .*step_00000050 written" 1.5
+# No sleep: the stop lands a few steps after a random one of steps 10-150.
+lose_nodeb stopped stop "step  *$((RANDOM % 15 * 10 + 10)) |" 0 "--train.save_every 0"
 echo "node loss: OK"
