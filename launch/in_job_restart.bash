@@ -1,27 +1,36 @@
 # In-job restart after a lost node (docs/cluster.md, "A lost node"): sourced by
-# launch/local.sh. The trainer's survivors save the last step every rank
-# completed before the job ends (trainer/train/survivor_save.h); this starts
-# it again, within the same job, on the nodes that still answer, and the
-# trainer resumes from that checkpoint (--resume latest).
+# launch/local.sh and slurm/train.sh. The trainer's survivors save the last
+# step every rank completed before the job ends
+# (trainer/train/survivor_save.h); this starts it again, within the same job,
+# on the nodes that still answer, and the trainer resumes from that
+# checkpoint (--resume latest).
+#
+# The launcher that sources this defines two functions:
+#   job_command <nodes file> <ranks> <unbound>   the command of one run of the
+#       job on the nodes of <nodes file> (a hostfile: "node slots=N" a line),
+#       into the array `cmd`; <unbound> 1: more ranks than the nodes' slots;
+#   probe_command <node>   the command that runs `true` on <node> through the
+#       job's own way to start ranks (ssh, srun), into the array `cmd`.
+# Its traps set `stopped=1` (no restart after that signal) and pass signals
+# on to `$child`, the running job's PID ("" between runs).
 
-# The nodes of a hostfile that answer (mpirun starts `true` on each, all at
-# once, through the same remote shell as the job: ssh, or plm_rsh_agent),
+# The nodes of <nodes file> that answer within 60 s (asked all at once),
 # written to <out> with their slots; the others' names on stdout.
-reachable_nodes() {  # <hostfile> <out> <mpirun.sh>
-  local hostfile=$1 out=$2 mpirun=$3 dir node line
+reachable_nodes() {  # <nodes file> <out>
+  local nodes=$1 out=$2 dir node line
   dir=$(mktemp -d)
   while read -r node line || [ -n "$node" ]; do  # a last line without a newline too
     [ -n "$node" ] && [[ $node != \#* ]] || continue
     printf '%s %s\n' "$node" "$line" > "$dir/$node.host"
-    ( timeout -k 10 60 bash "$mpirun" --hostfile "$dir/$node.host" -np 1 true > /dev/null 2>&1 &&
+    ( probe_command "$node" && timeout -k 10 60 "${cmd[@]}" > /dev/null 2>&1 < /dev/null &&
         touch "$dir/$node.ok" ) &
-  done < "$hostfile"
+  done < "$nodes"
   wait
   : > "$out"
   while read -r node line || [ -n "$node" ]; do
     [ -n "$node" ] && [[ $node != \#* ]] || continue
     if [ -e "$dir/$node.ok" ]; then cat "$dir/$node.host" >> "$out"; else echo "$node"; fi
-  done < "$hostfile"
+  done < "$nodes"
   rm -rf "$dir"
 }
 
@@ -31,34 +40,26 @@ hostfile_slots() {  # <hostfile>
        END { print s + 0 }' "$1"
 }
 
-# Runs the job (mpirun_command <hostfile> <ranks> [unbound], a function of
-# the caller's that sets `cmd`), and after a failure (an exit other than 0,
-# 2: usage, 75: preempted) starts it again on the nodes of <hostfile> that
+# Runs the job (job_command) and after a failure (an exit other than 0, 2:
+# usage, 75: preempted) starts it again on the nodes of <nodes file> that
 # still answer, at most <max restarts> times and while at least <min nodes>
 # answer. <ranks>: `same` keeps the number of ranks (placed on the nodes
 # left, several to a slot), `slots` takes the slots of the nodes left, at most
 # the ranks asked for. A trainer resumes from its latest checkpoint
-# (--resume latest appended). INT, TERM and HUP are passed to mpirun and end
-# the restarts; USR1 is passed on (a preemption: the trainer exits 75).
-# Returns the last exit code.
-run_with_restarts() {  # <hostfile> <ranks> <same|slots> <max restarts> <min nodes> -- PROGRAM ARGS...
+# (--resume latest appended). Nothing starts, and nothing again, once
+# `stopped` is 1. Returns the last exit code (75 when stopped before a start).
+run_with_restarts() {  # <nodes file> <ranks> <same|slots> <max restarts> <min nodes> -- PROGRAM ARGS...
   local hostfile=$1 asked=$2 keep=$3 max=$4 min=$5
   shift 6
-  local current ranks=$asked restarts=0 code lost nodes slots failed_at resumed=() unbound=0
-  local child="" signal
-  stopped=0  # set by the traps below
+  local current ranks=$asked restarts=0 code=75 lost nodes slots failed_at resumed=() unbound=0
   current=$(mktemp)
   cp "$hostfile" "$current"
-  for signal in INT TERM HUP USR1; do
-    # shellcheck disable=SC2064  # the signal's name now, the child's pid when it comes
-    trap "[ $signal = USR1 ] || stopped=1; [ -z \"\$child\" ] || kill -$signal \"\$child\" 2> /dev/null" "$signal"
-  done
-  while :; do
-    mpirun_command "$current" "$ranks" "$unbound"
+  while ((!stopped)); do
+    job_command "$current" "$ranks" "$unbound"
     "${cmd[@]}" "$@" "${resumed[@]}" &
     child=$!
     code=0
-    while :; do  # a trapped signal ends `wait` early: wait again until mpirun is done
+    while :; do  # a trapped signal ends `wait` early: wait again until the job is done
       wait "$child" && code=0 || code=$?
       kill -0 "$child" 2> /dev/null || break
     done
@@ -71,7 +72,7 @@ run_with_restarts() {  # <hostfile> <ranks> <same|slots> <max restarts> <min nod
       echo "launch: no in-job restart left ($restarts of --max-restarts $max made)" >&2
       break
     fi
-    lost=$(reachable_nodes "$current" "$current.live" "$mpirun_sh" | paste -sd, -)
+    lost=$(reachable_nodes "$current" "$current.live" | paste -sd, -)
     nodes=$(grep -c . "$current.live" || true)
     if ((nodes < min)); then
       echo "launch: $nodes node(s) answer${lost:+ (lost: $lost)}, fewer than --min-nodes $min: no restart" >&2
@@ -92,7 +93,6 @@ run_with_restarts() {  # <hostfile> <ranks> <same|slots> <max restarts> <min nod
     export TRAINER_RESTART="$restarts" TRAINER_RESTART_LOST_NODES="$lost" \
       TRAINER_RESTART_FAILED_AT="$failed_at" TRAINER_RESTART_EXIT="$code"
   done
-  trap - INT TERM HUP USR1
   rm -f "$current" "$current.live"
   return "$code"
 }

@@ -53,7 +53,7 @@ cores=$(nproc)
 # The mpirun command of one run of the job, <ranks> ranks on <hostfile>'s
 # nodes ("" for this machine), into the array `cmd`; <unbound> 1: more ranks
 # than the nodes' slots (a restart keeping its ranks on fewer nodes).
-mpirun_command() {  # <hostfile> <ranks> [unbound]
+job_command() {  # <hostfile> <ranks> [unbound]
   local hosts=$1 n=$2 unbound=${3:-0} t
   if [ -n "$hosts" ] && { [ -z "$threads" ] || ((unbound)); }; then
     echo "launch: $n ranks on the nodes of $hosts, unbound, each with its node's cores / its node's ranks" >&2
@@ -74,10 +74,22 @@ mpirun_command() {  # <hostfile> <ranks> [unbound]
 
 if [ -n "$hostfile" ] && ((max_restarts > 0)); then
   source "$(dirname "$0")/in_job_restart.bash"
+  # A node answers when mpirun, through the same remote shell as the job
+  # (ssh, or plm_rsh_agent), runs `true` on it.
+  probe_command() {  # <node>
+    cmd=(bash "$mpirun_sh" --host "$1" -np 1 true)
+  }
+  # INT, TERM and HUP go to mpirun and end the restarts; USR1 goes to mpirun
+  # (a preemption: the trainer exits 75).
+  stopped=0 child=""
+  for signal in INT TERM HUP USR1; do
+    # shellcheck disable=SC2064  # the signal's name now, the child's pid when it comes
+    trap "[ $signal = USR1 ] || stopped=1; [ -z \"\$child\" ] || kill -$signal \"\$child\" 2> /dev/null" "$signal"
+  done
   code=0
   run_with_restarts "$hostfile" "$ranks" "$restart_ranks" "$max_restarts" "$min_nodes" "$@" || code=$?
   exit "$code"
 fi
 shift  # "--"
-mpirun_command "$hostfile" "$ranks"
+job_command "$hostfile" "$ranks"
 exec "${cmd[@]}" "$@"

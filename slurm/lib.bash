@@ -3,6 +3,12 @@
 #   REPO=<checkout>        default: the directory sbatch was run from
 #   BUILD=<build dir>      default: $REPO/build (programs in $BUILD/bin)
 #   LAUNCHER=srun|mpirun   default: srun
+# and for the in-job restart after a lost node (train.sh; docs/cluster.md, "A lost node"):
+#   MAX_RESTARTS=R         at most R restarts within the job (default 2; 0: none)
+#   MIN_NODES=M            only while at least M of its nodes answer (default 1)
+#   RESTART_RANKS=slots|same   the tasks of the nodes left (default: one rank
+#                          per GPU) or the same number of ranks, several to a
+#                          node's CPUs (CPU ranks: the same sums, bit for bit)
 
 bin=${BUILD:-$REPO/build}/bin
 if [ ! -x "$bin/trainer" ]; then
@@ -23,6 +29,23 @@ case ${LAUNCHER:-srun} in
   mpirun) launch=(bash "$REPO/scripts/mpirun.sh" --map-by "slot:PE=${SLURM_CPUS_PER_TASK:-1}" --bind-to core) ;;
   *) echo "error: LAUNCHER=$LAUNCHER: use srun or mpirun" >&2; exit 2 ;;
 esac
+
+# The job's nodes with their tasks, "node slots=N" a line (a hostfile), from
+# SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE ("2(x3),1": 2 on each of the
+# first three, 1 on the fourth).
+job_nodes() {
+  local part counts=() i
+  IFS=, read -ra parts <<< "${SLURM_TASKS_PER_NODE:-1}"
+  for part in "${parts[@]}"; do
+    if [[ $part =~ ^([0-9]+)\(x([0-9]+)\)$ ]]; then
+      for ((i = 0; i < BASH_REMATCH[2]; i++)); do counts+=("${BASH_REMATCH[1]}"); done
+    else
+      counts+=("$part")
+    fi
+  done
+  paste -d ' ' <(scontrol show hostnames "${SLURM_JOB_NODELIST:-$(hostname -s)}") \
+    <(printf 'slots=%s\n' "${counts[@]}")
+}
 
 # The first line of each run of a job in its log.
 announce() {  # <script name> <what it works on>

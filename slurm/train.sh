@@ -4,6 +4,11 @@
 # trainer checkpoints and exits 75, and this script requeues the job, which
 # resumes from that checkpoint (--resume latest; a --resume among the trainer
 # options applies to the first run only, e.g. --resume none to start afresh).
+# A lost node (it died, or a rank hung) costs no completed step and no trip
+# through the queue: the survivors save the last step every rank completed,
+# and this script starts the trainer again within the job on the nodes that
+# still answer (MAX_RESTARTS, MIN_NODES, RESTART_RANKS: slurm/lib.bash;
+# docs/cluster.md, "A lost node"). Past those bounds the job requeues.
 #   sbatch slurm/train.sh CONFIG RUN_DIR [trainer options...]
 #   sbatch slurm/train.sh configs/base.toml runs/base --optim.lr 1.0
 # Run from the checkout, or pass REPO and BUILD (see slurm/lib.bash).
@@ -21,28 +26,28 @@
 #SBATCH --output=%x-%j.out       # the log, in the directory sbatch was run from ...
 #SBATCH --open-mode=append       # ... appended to by every run of a requeued job
 #SBATCH --requeue                # the job may be requeued (by this script, or by Slurm on preemption)
+#SBATCH --no-kill                # a node that fails leaves the job (not ended): it goes on without it
 #SBATCH --signal=B:USR1@300      # USR1 to this script 5 minutes before the time limit
 set -euo pipefail
 
 # USR1 (the time-limit warning, preemption, `scancel --signal=USR1 --batch`)
-# or TERM: ask the trainer, once, to checkpoint and stop. The launcher gets
-# USR1 either way and passes it to every rank (on TERM it would kill them).
-# A TERM to the whole job (time limit, scancel, requeue, end of a preemption's
-# grace time) is not passed on: Slurm sends it to every rank itself, and a
-# second signal would make the trainer exit at once, without a checkpoint.
-# Trapped from the first line: a signal before the trainer starts requeues
-# the job without starting it.
-signalled=0 forwarded=0 launcher=
+# or TERM: ask the trainer, once, to checkpoint and stop, and start it no
+# more. The launcher gets USR1 either way and passes it to every rank (on TERM
+# it would kill them). A TERM to the whole job (time limit, scancel, requeue,
+# end of a preemption's grace time) is not passed on: Slurm sends it to every
+# rank itself, and a second signal would make the trainer exit at once,
+# without a checkpoint. Trapped from the first line: a signal before the
+# trainer starts requeues the job without starting it.
+stopped=0 child=""  # in_job_restart.bash's: no (re)start once stopped; the launcher's PID
 forward() {  # <signal name>
-  signalled=1
-  ((forwarded)) && return
-  forwarded=1
+  ((stopped)) && return
+  stopped=1
   if [ "$1" = TERM ] && ! scontrol show job "$SLURM_JOB_ID" | grep -q "JobState=RUNNING"; then
     echo "train: SIGTERM to the whole job: the ranks got it too and checkpoint"
     return
   fi
   echo "train: SIG$1 received: the trainer checkpoints and stops"
-  if [ -n "$launcher" ]; then kill -USR1 "$launcher" 2> /dev/null || true; fi
+  if [ -n "$child" ]; then kill -USR1 "$child" 2> /dev/null || true; fi
 }
 trap 'forward USR1' USR1
 trap 'forward TERM' TERM
@@ -50,26 +55,56 @@ trap 'forward TERM' TERM
 (($# >= 2)) || { echo "usage: sbatch slurm/train.sh CONFIG RUN_DIR [trainer options...]" >&2; exit 2; }
 REPO=${REPO:-${SLURM_SUBMIT_DIR:-$PWD}}
 source "$REPO/slurm/lib.bash"
+source "$REPO/launch/in_job_restart.bash"
 
 config=$1 run=$2; shift 2
 announce train "run $run"
 
-code=75
-if ((!forwarded)); then
-  # In the background: bash runs a trap only once the foreground command ends.
-  # --resume latest unless the options say otherwise (the last --resume wins);
-  # a requeued run always goes on from its own last checkpoint.
-  requeued=()
-  [ -n "${SLURM_RESTART_COUNT:-}" ] && requeued=(--resume latest)
-  "${launch[@]}" "$bin/trainer" --config "$config" --resume latest "$@" \
-    --run.out_dir "$(dirname "$run")" --run.name "$(basename "$run")" "${requeued[@]}" &
-  launcher=$!
-  while :; do  # a trapped signal ends `wait` early: wait again until the trainer is done
-    signalled=0 code=0
-    wait "$launcher" || code=$?
-    ((signalled)) || break
-  done
+# One run of the trainer on the nodes of a hostfile (job_nodes): the job's
+# launcher as it is on all of them; on fewer, the nodes named, and with more
+# ranks than their tasks (RESTART_RANKS=same) several to a CPU. --overlap:
+# the failed step keeps its resources (on every node) until Slurm hears from
+# the lost node's slurmstepd, which it never will: Slurm would refuse the new
+# step until it marks that node DOWN (SlurmdTimeout, 300 s by default). Its
+# processes on the nodes left are gone; the new step may share what it holds.
+all_nodes=$(mktemp)
+job_nodes > "$all_nodes"
+job_command() {  # <nodes file> <ranks> <unbound>
+  local nodes=$1 ranks=$2 unbound=$3 count list
+  cmd=("${launch[@]}")
+  cmp -s "$nodes" "$all_nodes" && return
+  count=$(grep -c . "$nodes")
+  list=$(awk '{ print $1 }' "$nodes" | paste -sd, -)
+  cmd+=(--overlap --nodes="$count" --nodelist="$list" --ntasks="$ranks"
+    --ntasks-per-node=$(((ranks + count - 1) / count)))
+  ((!unbound)) || cmd+=(--overcommit)
+}
+# A node answers when a job step of one task runs `true` on it (--overlap:
+# beside the failed step, see above).
+probe_command() {  # <node>
+  cmd=(srun --overlap --nodes=1 --ntasks=1 --nodelist="$1" --mpi=none true)
+}
+
+# --resume latest unless the options say otherwise (the last --resume wins);
+# a requeued run, and a restart within the job, always go on from its own
+# last checkpoint.
+requeued=()
+[ -n "${SLURM_RESTART_COUNT:-}" ] && requeued=(--resume latest)
+restarts=${MAX_RESTARTS:-2}
+[[ $restarts =~ ^[0-9]+$ && ${MIN_NODES:-1} =~ ^[1-9][0-9]*$ && ${RESTART_RANKS:-slots} =~ ^(slots|same)$ ]] || {
+  echo "train: MAX_RESTARTS='${MAX_RESTARTS:-}' (a count), MIN_NODES='${MIN_NODES:-}' (1 or more)," \
+    "RESTART_RANKS='${RESTART_RANKS:-}' (slots or same): one of them is not valid" >&2
+  exit 2
+}
+if [ "${LAUNCHER:-srun}" != srun ] && ((restarts > 0)); then
+  echo "train: no in-job restart with LAUNCHER=$LAUNCHER (srun only): a lost node requeues the job"
+  restarts=0
 fi
+code=0
+run_with_restarts "$all_nodes" "${SLURM_NTASKS:-1}" "${RESTART_RANKS:-slots}" "$restarts" \
+  "${MIN_NODES:-1}" -- "$bin/trainer" --config "$config" --resume latest "$@" \
+  --run.out_dir "$(dirname "$run")" --run.name "$(basename "$run")" "${requeued[@]}" || code=$?
+rm -f "$all_nodes"
 
 # A launcher can exit 0 without having run the ranks (a failed step launch):
 # the run is complete only when the trainer wrote its finished.json.
@@ -81,7 +116,7 @@ fi
 # LibTorch's libraries takes a second or more before the trainer's handlers
 # exist) and ended them; or the launcher ended on it. Nothing was lost that a
 # checkpoint held: a preemption like any other.
-if ((forwarded && code != 0 && code != 75)); then
+if ((stopped && code != 0 && code != 75)); then
   echo "train: the trainer ended on the signal passed on (exit $code) before it could checkpoint"
   code=75
 fi

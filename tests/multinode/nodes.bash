@@ -54,11 +54,12 @@ trainer_nodes() {  # <name> [trainer options...]
     > "$name.log" 2>&1
 }
 
-# The PID of rank <rank> of run <name> (from its MPI environment).
+# The PID of rank <rank> of run <name> (from its MPI environment: mpirun's, or
+# srun's PMIx).
 rank_pid() {  # <run name> <rank>
   local pid
   for pid in $(pids_matching "^$build/bin/trainer .*--run.name $1( |$)"); do
-    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qxE "(OMPI_COMM_WORLD_RANK|PMIX_RANK)=$2"; then
       echo "$pid"; return 0
     fi
   done

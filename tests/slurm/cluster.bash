@@ -10,6 +10,8 @@
 #                     # in a simulated node of its own (tests/multinode/node_shell:
 #                     # its hostname, private /tmp and /dev/shm); $work must then be on
 #                     # the nodes' shared file system (enter_shared_scratch).
+#                     # $slurmd_timeout, when set: SlurmdTimeout (Slurm's 300 s otherwise),
+#                     # the seconds until a node that stopped answering is marked DOWN.
 #   submit [sbatch options...] script [args...]   # prints the job id
 #   wait_job <job> <state> [seconds]              # fails unless the job ends in <state>
 
@@ -73,6 +75,7 @@ SelectTypeParameters=CR_CPU
 SchedulerParameters=sched_interval=2,bf_interval=2
 DependencyParameters=kill_invalid_depend
 KillWait=5
+SlurmdTimeout=${slurmd_timeout:-300}
 MinJobAge=600
 ReturnToService=2
 MailProg=/bin/true
