@@ -72,12 +72,13 @@ lose_nodeb() {
   fi
   wait "$job" || code=$?
   [ "$code" = 0 ] || fail "$name: local.sh exited $code" "$name.log"
+  how+=" after '$after'"
   if ((again)); then
     grep -q "launch: restart 2 of 2 on 1 node(s) (nodea), 4 ranks" "$name.log" ||
       fail "$name: no second restart" "$name.log"
-    after+="', then rank 1 of the restart killed at its start, restarted again on nodea'"
+    how+=", then rank 1 of the restart killed at its start, restarted again on nodea"
   fi
-  survived "$name" "$how after '$after'" "$lost_at" $((1 + again))
+  survived "$name" "$how" "$lost_at" $((1 + again))
 }
 
 lose_nodeb killed kill "checkpoint .*step_00000050 written" 1.5
