@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Chaos trials for checkpoint/resume (not part of the test suite): each trial
-# trains a tiny model on 2 ranks and interrupts it at random moments with a
-# random blow — SIGUSR1, SIGTERM, two SIGTERMs, SIGKILL, or SIGSTOP (a hang the
-# watchdog must end) — to a random rank, then resumes with --resume auto,
-# until the run completes. Printed: trials, interruptions, hangs (a job that
-# did not end within 60 s), steps lost per interruption (steps trained minus
-# the step resumed from), corrupt checkpoints, and final parameters that
-# differ from an uninterrupted run.
+# trains a tiny model on 2 simulated nodes x 1 rank (tests/multinode/nodes.bash),
+# the update not sharded, and interrupts it at random moments with a random
+# blow — SIGUSR1, SIGTERM, two SIGTERMs, SIGKILL, SIGSTOP (a hang the
+# watchdog must end), or the loss of a whole node (every process in its
+# namespaces SIGKILLed) — to a random rank or its node, then resumes with
+# --resume auto, until the run completes. Printed: trials, interruptions,
+# hangs (a job that did not end within 60 s), steps lost per interruption
+# (steps trained minus the step resumed from: 0 where a survivor saved the
+# last step every rank completed, docs/cluster.md "A lost node"), corrupt
+# checkpoints, and final parameters that differ from an uninterrupted run.
 #
-#   tests/chaos/resume_chaos.sh [trials]        (default 20; BUILD_DIR=build)
+#   tests/chaos/resume_chaos.sh [trials]        (default 20; BUILD_DIR=build; root)
 #
 # SAVE_EVERY (default 25) sets train.save_every: a small value (5) keeps a
 # background checkpoint write in flight for much of the run, so that blows
@@ -18,18 +21,22 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath "${BUILD_DIR:-$src/build}")
 trials=${1:-20}
 source "$src/tests/script_lib.bash"
+source "$src/tests/multinode/nodes.bash"
+require_namespaces
 export TRAINER_STARTUP_TIMEOUT_S=10  # a rank stopped during MPI start-up ends the job in 10 s
-enter_scratch resume-chaos
+enter_shared_scratch resume-chaos
 prepare_tiny data
-opts=(--train.max_steps 600 --train.save_every "${SAVE_EVERY:-25}" --model.dropout 0.1 --train.watchdog_s 3)
-trainer_run reference 2 "${opts[@]}" || fail "uninterrupted run" reference.log
+write_hostfile 1 1
+opts=(--train.max_steps 600 --train.save_every "${SAVE_EVERY:-25}" --model.dropout 0.1 --train.watchdog_s 3
+  --dist.shard_update off)
+trainer_nodes reference "${opts[@]}" || fail "uninterrupted run" reference.log
 
-blows=(USR1 TERM TERM2 KILL STOP)
+blows=(USR1 TERM TERM2 KILL STOP NODE)
 interruptions=0 hangs=0 corrupt=0 differ=0 lost_total=0 lost_max=0
 for trial in $(seq "$trials"); do
   name=trial$trial
   for attempt in 1 2 3 4; do
-    trainer_run "$name" 2 "${opts[@]}" --resume auto & job=$!
+    trainer_nodes "$name" "${opts[@]}" --resume auto & job=$!
     if [ "$attempt" -le 3 ]; then  # interrupt the first three attempts
       sleep "$("$python" -c 'import random; print(random.uniform(0.3, 3.0))')"
       mapfile -t ranks < <(pgrep -f "^$build/bin/trainer .*--run.name $name( |$)" || true)
@@ -39,6 +46,7 @@ for trial in $(seq "$trials"); do
         blow=${blows[RANDOM % ${#blows[@]}]}
         case $blow in
           TERM2) kill -TERM "$target" 2>/dev/null; sleep 0.01; kill -TERM "$target" 2>/dev/null ;;
+          NODE) kill_node_of "$target" ;;
           *) kill "-$blow" "$target" 2>/dev/null ;;
         esac || true
         interruptions=$((interruptions + 1))

@@ -161,6 +161,22 @@ TEST_F(SurvivorSaveTest, NoWriteWhereALaterStepIsSavedOrTheReplicaIsNotWhole) {
   }
 }
 
+TEST_F(SurvivorSaveTest, SignalsDuringTheWriteDoNotEndIt) {
+  const checkpoint::Checkpoints checkpoints(run_.string());
+  train::SurvivorSave save(1, 3, signals_);
+  std::raise(SIGTERM);  // what ended the job (srun's TERM, mpirun's after its CONT)
+  bool written = false;
+  train::SurvivorSave::Holding holding(
+      save, {&checkpoints, [] { return int64_t{7}; }, [&] {
+               std::raise(SIGTERM);  // a second one, which outside a write exits at once
+               written = true;
+               return std::string("written");
+             }});
+  save.waiting();
+  save.save();
+  EXPECT_TRUE(written) << "the process lives on: the write was not cut short";
+}
+
 TEST_F(SurvivorSaveTest, TheFirstSaveMakesTheCheckpointsDirectory) {
   fs::remove_all(run_ / "checkpoints");  // lost before the run's first checkpoint
   const checkpoint::Checkpoints checkpoints(run_.string());

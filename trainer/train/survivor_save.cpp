@@ -41,7 +41,7 @@ double seconds_between(int64_t from, int64_t to) {
 
 }  // namespace
 
-SurvivorSave::SurvivorSave(int rank, double peer_lost_after_s, const PreemptionSignals& signals)
+SurvivorSave::SurvivorSave(int rank, double peer_lost_after_s, PreemptionSignals& signals)
     : rank_(rank), peer_lost_after_s_(peer_lost_after_s), signals_(signals) {
   g_continued = false;
   struct sigaction action {};
@@ -185,7 +185,18 @@ void SurvivorSave::save_replica() {
       "here, so every rank's share of it arrived, and this rank applied it), from this rank's "
       "replica; the last checkpoint was {}",
       rank_, step, saved < 0 ? std::string("none") : "step " + std::to_string(saved));
-  const std::string dir = replica_.write();
+  // A TERM or USR1 during the write (a second one: the first may be what
+  // ended the job) is held, as during every checkpoint write (preemption.h),
+  // not an exit that would leave it half written; the job ends after it.
+  signals_.begin_save();
+  std::string dir;
+  try {
+    dir = replica_.write();
+  } catch (...) {
+    signals_.end_save(-1);
+    throw;
+  }
+  signals_.end_save(-1);
   logging::warn("survivor checkpoint of step {} written to {} by {} in {:.1f} s", step, dir, me,
                 base::seconds_since(begin));
 }

@@ -21,7 +21,8 @@
 // collective (the first survivor to create <checkpoints>/.survivor, O_EXCL;
 // the others name it and exit), and the writer saves as every checkpoint is
 // saved (checkpoint.h: under a temporary name, renamed, `latest` moved last;
-// a second failure meanwhile leaves the previous `latest`). It never lends the
+// a second failure meanwhile leaves the previous `latest`; a second TERM or
+// USR1 meanwhile is held, as during every checkpoint write). It never lends the
 // replica back: the training thread waits in done_waiting() until the exit.
 //
 // Not available, and said at the failure, where a survivor does not hold
@@ -60,7 +61,7 @@ class SurvivorSave : public distributed::PeerWaits {
   // `peer_lost_after_s`: dist.peer_lost_after_s (0: a signal never means a
   // lost peer).
   // Installs a SIGCONT handler (one SurvivorSave at a time), restored by the destructor.
-  SurvivorSave(int rank, double peer_lost_after_s, const PreemptionSignals& signals);
+  SurvivorSave(int rank, double peer_lost_after_s, PreemptionSignals& signals);
   ~SurvivorSave() override;
   SurvivorSave(const SurvivorSave&) = delete;
   SurvivorSave& operator=(const SurvivorSave&) = delete;
@@ -111,7 +112,7 @@ class SurvivorSave : public distributed::PeerWaits {
 
   const int rank_;
   const double peer_lost_after_s_;
-  const PreemptionSignals& signals_;
+  PreemptionSignals& signals_;  // heard; a second signal held during the write
   std::string unavailable_;
   // Who has the replica: the training thread (kHeld; kLent while it waits
   // for its peers), the save (kTaken, for good), or nobody (kNone before
