@@ -12,7 +12,8 @@
 #   probe_command <node>   the command that runs `true` on <node> through the
 #       job's own way to start ranks (ssh, srun), into the array `cmd`.
 # Its traps set `stopped=1` (no restart after that signal) and pass signals
-# on to `$child`, the running job's PID ("" between runs).
+# on to `$child`, the running job's PID, or hold them in `held_signal` while
+# it is "" (between runs).
 
 # The nodes of <nodes file> that answer within 60 s (asked all at once),
 # written to <out> with their slots; the others' names on stdout.
@@ -47,35 +48,44 @@ hostfile_slots() {  # <hostfile>
 # left, several to a slot), `slots` takes the slots of the nodes left, at most
 # the ranks asked for. A trainer resumes from its latest checkpoint
 # (--resume latest appended). Nothing starts, and nothing again, once
-# `stopped` is 1. Returns the last exit code (75 when stopped before a start).
+# `stopped` is 1; a signal the caller's trap held while no job ran
+# (`held_signal`, its name) goes to the job as soon as it starts. Sets
+# `lost_nodes` to the nodes found lost after the last failure ("" if none).
+# Returns the last exit code (75 when stopped before a start).
 run_with_restarts() {  # <nodes file> <ranks> <same|slots> <max restarts> <min nodes> -- PROGRAM ARGS...
   local hostfile=$1 asked=$2 keep=$3 max=$4 min=$5
   shift 6
-  local current ranks=$asked restarts=0 code=75 lost nodes slots failed_at resumed=() unbound=0
+  local current ranks=$asked restarts=0 code=75 nodes slots failed_at resumed=() unbound=0
+  lost_nodes=""
   current=$(mktemp)
   cp "$hostfile" "$current"
   while ((!stopped)); do
     job_command "$current" "$ranks" "$unbound"
+    ((!stopped)) || break  # a signal while the command was made
     "${cmd[@]}" "$@" "${resumed[@]}" &
     child=$!
-    code=0
+    if [ -n "${held_signal:-}" ]; then kill "-$held_signal" "$child" 2> /dev/null || true; fi
+    held_signal=""
     while :; do  # a trapped signal ends `wait` early: wait again until the job is done
       wait "$child" && code=0 || code=$?
-      kill -0 "$child" 2> /dev/null || break
+      # Ended, and reaped by a `wait` a trap interrupted (which returned
+      # 128 + that signal): bash keeps its status for one more `wait`.
+      kill -0 "$child" 2> /dev/null || { wait "$child" && code=0 || code=$?; break; }
     done
     child=""
     case $code in 0 | 2 | 75) break ;; esac
     ((!stopped)) || { echo "launch: stopped by a signal: no restart" >&2; break; }
     failed_at=$(date +%s.%N)
     echo "launch: the job failed (exit $code) on the nodes of $current ($(hostfile_slots "$current") slots)" >&2
+    lost_nodes=$(reachable_nodes "$current" "$current.live" | paste -sd, -)
     if ((restarts >= max)); then
-      echo "launch: no in-job restart left ($restarts of --max-restarts $max made)" >&2
+      echo "launch: no in-job restart left ($restarts of $max made)${lost_nodes:+; lost: $lost_nodes}" >&2
       break
     fi
-    lost=$(reachable_nodes "$current" "$current.live" | paste -sd, -)
     nodes=$(grep -c . "$current.live" || true)
     if ((nodes < min)); then
-      echo "launch: $nodes node(s) answer${lost:+ (lost: $lost)}, fewer than --min-nodes $min: no restart" >&2
+      echo "launch: $nodes node(s) answer${lost_nodes:+ (lost: $lost_nodes)}, fewer than the $min" \
+        "required: no restart" >&2
       break
     fi
     mv "$current.live" "$current"
@@ -89,8 +99,8 @@ run_with_restarts() {  # <nodes file> <ranks> <same|slots> <max restarts> <min n
     restarts=$((restarts + 1))
     [ "$(basename "$1")" = trainer ] && resumed=(--resume latest)
     echo "launch: restart $restarts of $max on $nodes node(s) ($(awk '{print $1}' "$current" | paste -sd, -))," \
-      "$ranks ranks${lost:+; lost: $lost}" >&2
-    export TRAINER_RESTART="$restarts" TRAINER_RESTART_LOST_NODES="$lost" \
+      "$ranks ranks${lost_nodes:+; lost: $lost_nodes}" >&2
+    export TRAINER_RESTART="$restarts" TRAINER_RESTART_LOST_NODES="$lost_nodes" \
       TRAINER_RESTART_FAILED_AT="$failed_at" TRAINER_RESTART_EXIT="$code"
   done
   rm -f "$current" "$current.live"

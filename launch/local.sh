@@ -79,12 +79,12 @@ if [ -n "$hostfile" ] && ((max_restarts > 0)); then
   probe_command() {  # <node>
     cmd=(bash "$mpirun_sh" --host "$1" -np 1 true)
   }
-  # INT, TERM and HUP go to mpirun and end the restarts; USR1 goes to mpirun
-  # (a preemption: the trainer exits 75).
-  stopped=0 child=""
+  # INT, TERM, HUP and USR1 go to mpirun (held until it starts) and end the
+  # restarts; USR1 is a preemption: the trainer checkpoints and exits 75.
+  stopped=0 child="" held_signal=""
   for signal in INT TERM HUP USR1; do
     # shellcheck disable=SC2064  # the signal's name now, the child's pid when it comes
-    trap "[ $signal = USR1 ] || stopped=1; [ -z \"\$child\" ] || kill -$signal \"\$child\" 2> /dev/null" "$signal"
+    trap "stopped=1; if [ -n \"\$child\" ]; then kill -$signal \"\$child\" 2> /dev/null; else held_signal=$signal; fi" "$signal"
   done
   code=0
   run_with_restarts "$hostfile" "$ranks" "$restart_ranks" "$max_restarts" "$min_nodes" "$@" || code=$?

@@ -34,7 +34,7 @@ esac
 # SLURM_JOB_NODELIST and SLURM_TASKS_PER_NODE ("2(x3),1": 2 on each of the
 # first three, 1 on the fourth).
 job_nodes() {
-  local part counts=() i
+  local part parts counts=() i
   IFS=, read -ra parts <<< "${SLURM_TASKS_PER_NODE:-1}"
   for part in "${parts[@]}"; do
     if [[ $part =~ ^([0-9]+)\(x([0-9]+)\)$ ]]; then

@@ -38,7 +38,9 @@ set -euo pipefail
 # rank itself, and a second signal would make the trainer exit at once,
 # without a checkpoint. Trapped from the first line: a signal before the
 # trainer starts requeues the job without starting it.
-stopped=0 child=""  # in_job_restart.bash's: no (re)start once stopped; the launcher's PID
+# in_job_restart.bash's: no (re)start once stopped; the launcher's PID; a
+# signal for a launcher not started yet.
+stopped=0 child="" held_signal=""
 forward() {  # <signal name>
   ((stopped)) && return
   stopped=1
@@ -47,7 +49,7 @@ forward() {  # <signal name>
     return
   fi
   echo "train: SIG$1 received: the trainer checkpoints and stops"
-  if [ -n "$child" ]; then kill -USR1 "$child" 2> /dev/null || true; fi
+  if [ -n "$child" ]; then kill -USR1 "$child" 2> /dev/null || true; else held_signal=USR1; fi
 }
 trap 'forward USR1' USR1
 trap 'forward TERM' TERM
@@ -61,18 +63,20 @@ config=$1 run=$2; shift 2
 announce train "run $run"
 
 # One run of the trainer on the nodes of a hostfile (job_nodes): the job's
-# launcher as it is on all of them; on fewer, the nodes named, and with more
-# ranks than their tasks (RESTART_RANKS=same) several to a CPU. --overlap:
-# the failed step keeps its resources (on every node) until Slurm hears from
-# the lost node's slurmstepd, which it never will: Slurm would refuse the new
-# step until it marks that node DOWN (SlurmdTimeout, 300 s by default). Its
-# processes on the nodes left are gone; the new step may share what it holds.
+# launcher as it is, the first time; a restart names the nodes, and with more
+# ranks than their tasks (RESTART_RANKS=same) puts several to a CPU.
+# --overlap: the failed step keeps its resources (on every node) until Slurm
+# hears from the lost node's slurmstepd, which it never will: Slurm would
+# refuse the new step until it marks that node DOWN (SlurmdTimeout, 300 s by
+# default). Its processes on the nodes left are gone (--kill-on-bad-exit);
+# the new step may share what it holds. --ntasks-per-node: as many on each
+# node (a job of uneven tasks per node restarts only where that fits).
 all_nodes=$(mktemp)
 job_nodes > "$all_nodes"
 job_command() {  # <nodes file> <ranks> <unbound>
   local nodes=$1 ranks=$2 unbound=$3 count list
   cmd=("${launch[@]}")
-  cmp -s "$nodes" "$all_nodes" && return
+  [ -n "${TRAINER_RESTART:-}" ] || return 0  # the first run
   count=$(grep -c . "$nodes")
   list=$(awk '{ print $1 }' "$nodes" | paste -sd, -)
   cmd+=(--overlap --nodes="$count" --nodelist="$list" --ntasks="$ranks"
@@ -96,15 +100,27 @@ restarts=${MAX_RESTARTS:-2}
     "RESTART_RANKS='${RESTART_RANKS:-}' (slots or same): one of them is not valid" >&2
   exit 2
 }
+if [ "${RESTART_RANKS:-slots}" = same ] && [ -n "${SLURM_GPUS_PER_TASK:-}" ]; then
+  echo "train: RESTART_RANKS=same cannot restart a job of one GPU per task on fewer nodes" \
+    "(each task asks for its GPU): use RESTART_RANKS=slots" >&2
+  exit 2
+fi
 if [ "${LAUNCHER:-srun}" != srun ] && ((restarts > 0)); then
   echo "train: no in-job restart with LAUNCHER=$LAUNCHER (srun only): a lost node requeues the job"
   restarts=0
 fi
 code=0
-run_with_restarts "$all_nodes" "${SLURM_NTASKS:-1}" "${RESTART_RANKS:-slots}" "$restarts" \
+run_with_restarts "$all_nodes" "$(hostfile_slots "$all_nodes")" "${RESTART_RANKS:-slots}" "$restarts" \
   "${MIN_NODES:-1}" -- "$bin/trainer" --config "$config" --resume latest "$@" \
   --run.out_dir "$(dirname "$run")" --run.name "$(basename "$run")" "${requeued[@]}" || code=$?
 rm -f "$all_nodes"
+# Under --no-kill Slurm keeps a job that lost a node (it never requeues it
+# for that): past the restarts allowed, or with too few nodes, requeue it
+# here, as Slurm would have without --no-kill.
+if ((code != 0 && code != 2 && code != 75)) && [ -n "$lost_nodes" ]; then
+  echo "train: node(s) $lost_nodes lost and no in-job restart left: the job requeues"
+  code=75
+fi
 
 # A launcher can exit 0 without having run the ranks (a failed step launch):
 # the run is complete only when the trainer wrote its finished.json.

@@ -32,17 +32,18 @@ opts=(--train.max_steps 600 --train.save_every "${SAVE_EVERY:-25}" --model.dropo
 trainer_nodes reference "${opts[@]}" || fail "uninterrupted run" reference.log
 
 blows=(USR1 TERM TERM2 KILL STOP NODE)
+declare -A dealt=() lost_by=()  # blows by kind, and the steps they lost
 interruptions=0 hangs=0 corrupt=0 differ=0 lost_total=0 lost_max=0
 for trial in $(seq "$trials"); do
   name=trial$trial
   for attempt in 1 2 3 4; do
     trainer_nodes "$name" "${opts[@]}" --resume auto & job=$!
+    unset blow
     if [ "$attempt" -le 3 ]; then  # interrupt the first three attempts
       sleep "$("$python" -c 'import random; print(random.uniform(0.3, 3.0))')"
       mapfile -t ranks < <(pgrep -f "^$build/bin/trainer .*--run.name $name( |$)" || true)
       if [ ${#ranks[@]} -gt 0 ]; then
         target=${ranks[RANDOM % ${#ranks[@]}]}
-        unset blow
         blow=${blows[RANDOM % ${#blows[@]}]}
         case $blow in
           TERM2) kill -TERM "$target" 2>/dev/null; sleep 0.01; kill -TERM "$target" 2>/dev/null ;;
@@ -50,6 +51,7 @@ for trial in $(seq "$trials"); do
           *) kill "-$blow" "$target" 2>/dev/null ;;
         esac || true
         interruptions=$((interruptions + 1))
+        dealt[$blow]=$((${dealt[$blow]:-0} + 1))
       fi
     fi
     code=0
@@ -69,6 +71,7 @@ for trial in $(seq "$trials"); do
     resumed=$(readlink "runs/$name/checkpoints/latest" 2>/dev/null | sed 's/step_0*//' || true)
     lost=$(( ${trained:-0} - ${resumed:-0} ))
     lost_total=$((lost_total + lost)); [ "$lost" -gt "$lost_max" ] && lost_max=$lost
+    [ -z "${blow:-}" ] || lost_by[$blow]="${lost_by[$blow]:-}${lost_by[$blow]:+ }$lost"
   done
   for dir in runs/$name/checkpoints/step_*; do
     (cd "$dir" && sha256sum --quiet -c SHA256SUMS >/dev/null 2>&1) || corrupt=$((corrupt + 1))
@@ -82,6 +85,8 @@ PY
   echo "trial $trial done ($interruptions interruptions so far)"
 done
 echo
+echo "blows (steps each lost): $(for b in "${blows[@]}"; do
+  printf '%s %d (%s), ' "$b" "${dealt[$b]:-0}" "${lost_by[$b]:-}"; done | sed 's/, $//')"
 echo "| trials | interruptions | hangs | steps lost (mean / max) | corrupt checkpoints | final parameters differing |"
 echo "|---|---|---|---|---|---|"
 printf '| %d | %d | %d | %.1f / %d | %d | %d |\n' "$trials" "$interruptions" "$hangs" \

@@ -188,15 +188,20 @@ void SurvivorSave::save_replica() {
   // A TERM or USR1 during the write (a second one: the first may be what
   // ended the job) is held, as during every checkpoint write (preemption.h),
   // not an exit that would leave it half written; the job ends after it.
+  const auto end_write = [&] {
+    if (const int held = signals_.end_save(-1))
+      logging::info("rank {}: signal {} during the survivor's write was held; the job ends now",
+                    rank_, held);
+  };
   signals_.begin_save();
   std::string dir;
   try {
     dir = replica_.write();
   } catch (...) {
-    signals_.end_save(-1);
+    end_write();
     throw;
   }
-  signals_.end_save(-1);
+  end_write();
   logging::warn("survivor checkpoint of step {} written to {} by {} in {:.1f} s", step, dir, me,
                 base::seconds_since(begin));
 }
