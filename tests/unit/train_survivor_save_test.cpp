@@ -167,7 +167,8 @@ TEST_F(SurvivorSaveTest, SignalsDuringTheWriteDoNotEndIt) {
   std::raise(SIGTERM);  // what ended the job (srun's TERM, mpirun's after its CONT)
   bool written = false;
   train::SurvivorSave::Holding holding(
-      save, {&checkpoints, [] { return int64_t{7}; }, [&] {
+      save, {&checkpoints, [] { return int64_t{7}; },
+             [&] {
                std::raise(SIGTERM);  // a second one, which outside a write exits at once
                written = true;
                return std::string("written");
