@@ -131,36 +131,34 @@ static void copied(int from, int to) {
 // ---- opens ----
 static int wants_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
 
-#define OPEN(name)                                \
-  int name(const char* path, int flags, ...) {    \
-    mode_t mode = 0;                              \
-    if (wants_mode(flags)) {                      \
-      va_list args;                               \
-      va_start(args, flags);                      \
-      mode = va_arg(args, mode_t);                \
-      va_end(args);                               \
-    }                                             \
-    REAL(int, name, const char*, int, ...);       \
+// The mode, passed only with O_CREAT or O_TMPFILE, after <flags>.
+#define TAKE_MODE(flags)             \
+  mode_t mode = 0;                   \
+  if (wants_mode(flags)) {           \
+    va_list args;                    \
+    va_start(args, flags);           \
+    mode = va_arg(args, mode_t);     \
+    va_end(args);                    \
+  }
+
+#define OPEN(name)                                 \
+  int name(const char* path, int flags, ...) {     \
+    TAKE_MODE(flags)                               \
+    REAL(int, name, const char*, int, ...);        \
     const int fd = real_##name(path, flags, mode); \
-    opened(fd);                                   \
-    return fd;                                    \
+    opened(fd);                                    \
+    return fd;                                     \
   }
 OPEN(open)
 OPEN(open64)
 
-#define OPENAT(name)                                       \
-  int name(int dir, const char* path, int flags, ...) {    \
-    mode_t mode = 0;                                       \
-    if (wants_mode(flags)) {                               \
-      va_list args;                                        \
-      va_start(args, flags);                               \
-      mode = va_arg(args, mode_t);                         \
-      va_end(args);                                        \
-    }                                                      \
-    REAL(int, name, int, const char*, int, ...);           \
-    const int fd = real_##name(dir, path, flags, mode);    \
-    opened(fd);                                            \
-    return fd;                                             \
+#define OPENAT(name)                                    \
+  int name(int dir, const char* path, int flags, ...) { \
+    TAKE_MODE(flags)                                    \
+    REAL(int, name, int, const char*, int, ...);        \
+    const int fd = real_##name(dir, path, flags, mode); \
+    opened(fd);                                         \
+    return fd;                                          \
   }
 OPENAT(openat)
 OPENAT(openat64)
