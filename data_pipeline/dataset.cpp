@@ -54,23 +54,6 @@ LabelSet load_labels(const std::filesystem::path& dir, const Manifest& manifest)
   return labels;
 }
 
-// Every shard there and saying what the manifest says of it (its attributes:
-// no per-example arrays are read), and with checksums on request every file
-// read whole.
-void check_files(const std::filesystem::path& dir, const Manifest& manifest,
-                 const SplitEntry& entry, bool verify_checksums) {
-  for (const auto& shard : entry.shards) {
-    const auto path = dir / shard.file;
-    if (verify_checksums && std::filesystem::is_regular_file(path) &&
-        sha256_file(path) != shard.sha256)
-      throw std::runtime_error("shard " + path.string() + ": sha256 differs from the manifest's");
-    check_against_manifest(ShardReader(path), shard, manifest);
-  }
-  if (verify_checksums && sha256_file(dir / entry.index.file) != entry.index.sha256)
-    throw std::runtime_error("split index " + (dir / entry.index.file).string() +
-                             ": sha256 differs from the manifest's");
-}
-
 }  // namespace
 
 Dataset::Dataset(const std::filesystem::path& dir, const std::string& split,
@@ -83,7 +66,20 @@ Dataset::Dataset(const std::filesystem::path& dir, const std::string& split,
       entry_(find_split(manifest_, dir, split)),
       index_(dir, split, entry_) {
   if (options_.max_open_shards == 0) options_.max_open_shards = 1;
-  check_files(dir, manifest_, entry_, options_.verify_checksums);
+  if (options_.check_shards) check_shards();
+}
+
+void Dataset::check_shards() const {
+  for (const auto& shard : entry_.shards) {
+    const auto path = dir_ / shard.file;
+    if (options_.verify_checksums && std::filesystem::is_regular_file(path) &&
+        sha256_file(path) != shard.sha256)
+      throw std::runtime_error("shard " + path.string() + ": sha256 differs from the manifest's");
+    check_against_manifest(ShardReader(path), shard, manifest_);
+  }
+  if (options_.verify_checksums && sha256_file(dir_ / entry_.index.file) != entry_.index.sha256)
+    throw std::runtime_error("split index " + (dir_ / entry_.index.file).string() +
+                             ": sha256 differs from the manifest's");
 }
 
 const ShardReader& Dataset::open(size_t shard) const {

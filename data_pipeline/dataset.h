@@ -8,7 +8,8 @@
 //
 // Indices run over the split's shards in manifest order. Opening reads the
 // manifest, the split index's header (split_index.h), labels.txt and every
-// shard's attributes, and checks them against the manifest; nothing per
+// shard's attributes (unless check_shards is off: a job's ranks leave that to
+// one rank per node, node_check.h), and checks them against the manifest; nothing per
 // example is held: lengths() and get(i) read the index record by record, and
 // get(i) reads example i's two token ranges (hyperslabs) from a bounded set
 // of open shards. A rank's memory does not grow with the corpus. get() is thread-safe (HDF5 calls
@@ -32,7 +33,8 @@ namespace data {
 
 struct DatasetOptions {
   bool verify_checksums = false;  // sha256 of every shard and the index against the manifest
-                                  // (reads everything)
+                                  // (reads everything), in check_shards()
+  bool check_shards = true;       // at opening, check_shards() below
   size_t max_open_shards = 8;
 };
 
@@ -52,6 +54,11 @@ class Dataset {
 
   // Throws, naming the shard file and the example, on a bad token id.
   Example get(int64_t index) const;
+
+  // Every shard there and saying what the manifest says of it (its
+  // attributes: no per-example arrays are read), and with verify_checksums
+  // every file read whole against its sha256. Throws naming the file.
+  void check_shards() const;
 
  private:
   const ShardReader& open(size_t shard) const;  // from the cache, or opened; mutex held

@@ -58,9 +58,9 @@ static char data_prefix[PATH_MAX], ckpt_prefix[PATH_MAX];
 static char prefixes[MAX_PREFIXES][PATH_MAX];
 static int num_prefixes;
 
-#define REAL(ret, name, ...)                                          \
-  static ret (*real_##name)(__VA_ARGS__);                             \
-  if (!real_##name) real_##name = (ret (*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name)
+#define REAL(ret, name, ...)              \
+  static ret (*real_##name)(__VA_ARGS__); \
+  if (!real_##name) real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name)
 
 // <path> under directory <prefix> (the prefix itself, or prefix + '/' + ...).
 static int under(const char* path, const char* prefix) {
@@ -132,13 +132,13 @@ static void copied(int from, int to) {
 static int wants_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
 
 // The mode, passed only with O_CREAT or O_TMPFILE, after <flags>.
-#define TAKE_MODE(flags)             \
-  mode_t mode = 0;                   \
-  if (wants_mode(flags)) {           \
-    va_list args;                    \
-    va_start(args, flags);           \
-    mode = va_arg(args, mode_t);     \
-    va_end(args);                    \
+#define TAKE_MODE(flags)         \
+  mode_t mode = 0;               \
+  if (wants_mode(flags)) {       \
+    va_list args;                \
+    va_start(args, flags);       \
+    mode = va_arg(args, mode_t); \
+    va_end(args);                \
   }
 
 #define OPEN(name)                                 \
@@ -164,35 +164,35 @@ OPENAT(openat)
 OPENAT(openat64)
 
 // The fortified forms (_FORTIFY_SOURCE, an open without a mode).
-#define OPEN_2(name)                          \
-  int name(const char* path, int flags) {     \
-    REAL(int, name, const char*, int);        \
-    const int fd = real_##name(path, flags);  \
-    opened(fd);                               \
-    return fd;                                \
+#define OPEN_2(name)                         \
+  int name(const char* path, int flags) {    \
+    REAL(int, name, const char*, int);       \
+    const int fd = real_##name(path, flags); \
+    opened(fd);                              \
+    return fd;                               \
   }
 int __open_2(const char*, int);
 int __open64_2(const char*, int);
 OPEN_2(__open_2)
 OPEN_2(__open64_2)
-#define OPENAT_2(name)                                  \
-  int name(int dir, const char* path, int flags) {      \
-    REAL(int, name, int, const char*, int);             \
-    const int fd = real_##name(dir, path, flags);       \
-    opened(fd);                                         \
-    return fd;                                          \
+#define OPENAT_2(name)                             \
+  int name(int dir, const char* path, int flags) { \
+    REAL(int, name, int, const char*, int);        \
+    const int fd = real_##name(dir, path, flags);  \
+    opened(fd);                                    \
+    return fd;                                     \
   }
 int __openat_2(int, const char*, int);
 int __openat64_2(int, const char*, int);
 OPENAT_2(__openat_2)
 OPENAT_2(__openat64_2)
 
-#define FOPEN(name)                                   \
-  FILE* name(const char* path, const char* how) {     \
-    REAL(FILE*, name, const char*, const char*);      \
-    FILE* file = real_##name(path, how);              \
-    if (file) opened(fileno(file));                   \
-    return file;                                      \
+#define FOPEN(name)                               \
+  FILE* name(const char* path, const char* how) { \
+    REAL(FILE*, name, const char*, const char*);  \
+    FILE* file = real_##name(path, how);          \
+    if (file) opened(fileno(file));               \
+    return file;                                  \
   }
 FOPEN(fopen)
 FOPEN(fopen64)
@@ -239,12 +239,12 @@ ssize_t read(int fd, void* buffer, size_t n) {
   return got;
 }
 
-#define PREAD(name, offset_t)                                       \
-  ssize_t name(int fd, void* buffer, size_t n, offset_t offset) {   \
-    REAL(ssize_t, name, int, void*, size_t, offset_t);              \
-    const ssize_t got = real_##name(fd, buffer, n, offset);         \
-    counted_read(fd, got);                                          \
-    return got;                                                     \
+#define PREAD(name, offset_t)                                     \
+  ssize_t name(int fd, void* buffer, size_t n, offset_t offset) { \
+    REAL(ssize_t, name, int, void*, size_t, offset_t);            \
+    const ssize_t got = real_##name(fd, buffer, n, offset);       \
+    counted_read(fd, got);                                        \
+    return got;                                                   \
   }
 PREAD(pread, off_t)
 PREAD(pread64, off64_t)
@@ -256,12 +256,12 @@ ssize_t readv(int fd, const struct iovec* v, int count) {
   return got;
 }
 
-#define PREADV(name, offset_t)                                                  \
-  ssize_t name(int fd, const struct iovec* v, int count, offset_t offset) {     \
-    REAL(ssize_t, name, int, const struct iovec*, int, offset_t);               \
-    const ssize_t got = real_##name(fd, v, count, offset);                      \
-    counted_read(fd, got);                                                      \
-    return got;                                                                 \
+#define PREADV(name, offset_t)                                              \
+  ssize_t name(int fd, const struct iovec* v, int count, offset_t offset) { \
+    REAL(ssize_t, name, int, const struct iovec*, int, offset_t);           \
+    const ssize_t got = real_##name(fd, v, count, offset);                  \
+    counted_read(fd, got);                                                  \
+    return got;                                                             \
   }
 PREADV(preadv, off_t)
 PREADV(preadv64, off64_t)
@@ -274,13 +274,13 @@ ssize_t __read_chk(int fd, void* buffer, size_t n, size_t size) {
   return got;
 }
 
-#define PREAD_CHK(name, offset_t)                                                \
-  ssize_t name(int, void*, size_t, offset_t, size_t);                            \
-  ssize_t name(int fd, void* buffer, size_t n, offset_t offset, size_t size) {   \
-    REAL(ssize_t, name, int, void*, size_t, offset_t, size_t);                   \
-    const ssize_t got = real_##name(fd, buffer, n, offset, size);                \
-    counted_read(fd, got);                                                       \
-    return got;                                                                  \
+#define PREAD_CHK(name, offset_t)                                              \
+  ssize_t name(int, void*, size_t, offset_t, size_t);                          \
+  ssize_t name(int fd, void* buffer, size_t n, offset_t offset, size_t size) { \
+    REAL(ssize_t, name, int, void*, size_t, offset_t, size_t);                 \
+    const ssize_t got = real_##name(fd, buffer, n, offset, size);              \
+    counted_read(fd, got);                                                     \
+    return got;                                                                \
   }
 PREAD_CHK(__pread_chk, off_t)
 PREAD_CHK(__pread64_chk, off64_t)
@@ -335,13 +335,13 @@ __attribute__((destructor)) static void finish(void) {
   host[sizeof host - 1] = '\0';
   char file[PATH_MAX + 32], line[1024];
   snprintf(file, sizeof file, "%s/%d.txt", getenv("IO_COUNT_DIR"), (int)main_pid);
-  const int n = snprintf(
-      line, sizeof line, "%d %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %s\n", (int)main_pid,
-      rank, (unsigned long long)opens[kData], (unsigned long long)bytes[kData],
-      (unsigned long long)opens[kCkpt], (unsigned long long)bytes[kCkpt],
-      (unsigned long long)opens[kOther], (unsigned long long)bytes[kOther],
-      (unsigned long long)main_data_opens, (unsigned long long)main_data_bytes,
-      (unsigned long long)read_data_files, host);
+  const int n =
+      snprintf(line, sizeof line, "%d %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %s\n",
+               (int)main_pid, rank, (unsigned long long)opens[kData],
+               (unsigned long long)bytes[kData], (unsigned long long)opens[kCkpt],
+               (unsigned long long)bytes[kCkpt], (unsigned long long)opens[kOther],
+               (unsigned long long)bytes[kOther], (unsigned long long)main_data_opens,
+               (unsigned long long)main_data_bytes, (unsigned long long)read_data_files, host);
   const int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return;
   if (write(fd, line, (size_t)n) != n) perror("io_counter: write");

@@ -132,6 +132,27 @@ TEST_F(SplitIndexTest, DatasetReadsExamplesAndLengthsThroughIt) {
   EXPECT_THROW(train.lengths().at(60), std::out_of_range);
 }
 
+// Opened without the shard check (a job's ranks but one per node,
+// node_check.h), a split opens no shard until it reads from one: a shard
+// missing is not noticed at opening, examples of the others read, and
+// check_shards() names it.
+TEST_F(SplitIndexTest, WithoutTheShardCheckOnlyTheShardsReadAreOpened) {
+  const fs::path data = prepare();
+  const data::Manifest manifest = data::read_manifest(data);
+  const fs::path missing = data / manifest.splits.at("train").shards.at(1).file;  // examples 7-13
+  fs::remove(missing);
+  EXPECT_NE(error_of([&] { data::Dataset(data, "train"); }).find(missing.string()),
+            std::string::npos);
+  data::DatasetOptions unchecked;
+  unchecked.check_shards = false;
+  const data::Dataset train(data, "train", unchecked);
+  EXPECT_EQ(
+      train.get(0).id,
+      data::ShardReader(data / manifest.splits.at("train").shards.at(0).file).read().ids.at(0));
+  expect_mentions(error_of([&] { train.get(7); }), {missing.string()});
+  expect_mentions(error_of([&] { train.check_shards(); }), {missing.string(), "no such file"});
+}
+
 // The batcher plans from the index on disk what it plans from the same
 // lengths in memory.
 TEST_F(SplitIndexTest, BatchesFromTheIndexEqualBatchesFromMemory) {

@@ -21,9 +21,9 @@
 #include <sstream>
 #include <thread>
 
-#include "data_pipeline/dataset.h"
-#include "data_pipeline/manifest.h"
 #include "base/logging.h"
+#include "data_pipeline/manifest.h"
+#include "data_pipeline/node_check.h"
 #include "launch/process.h"
 #include "launch/ranks.h"
 #include "trainer/checkpoint/state_dict.h"
@@ -110,8 +110,10 @@ std::vector<std::string> agreed_checkpoints(const eval::EvaluateOptions& o,
 int run(const eval::EvaluateOptions& o, const launch::ProcessInfo& info) {
   require_run_dir(o.run_dir, o.watch, o.poll_s);
   const launch::Ranks ranks;
-  if (o.translate.empty())  // a missing split is named before any checkpoint is looked for
-    data::Dataset(eval::dataset_dir(o.run_dir, o.data_dir), o.eval.split);
+  if (o.translate
+          .empty())  // a missing split or bad shard named before any checkpoint is looked for
+    data::open_checked_on_each_node(eval::dataset_dir(o.run_dir, o.data_dir), o.eval.split, {},
+                                    ranks, info);
   if (o.watch) {
     eval::WatchOptions watch;
     watch.run_dir = o.run_dir;

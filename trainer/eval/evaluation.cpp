@@ -111,7 +111,9 @@ json classification_report(const data::Dataset& dataset, const std::vector<json>
 
 json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Ranks& ranks) {
   torch::NoGradGuard no_grad;
-  const data::Dataset dataset(m.data_dir, options.split);
+  data::DatasetOptions checked;  // its shards: at the job's start, once per node (node_check.h)
+  checked.check_shards = false;
+  const data::Dataset dataset(m.data_dir, options.split, checked);
   if (dataset.size() == 0)
     throw std::runtime_error("split '" + options.split + "' of " + m.data_dir + " has no examples");
   const auto batches = data::length_sorted_batches(dataset.lengths(), options.batch_tokens);

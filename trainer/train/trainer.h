@@ -95,7 +95,7 @@ class Trainer {
   PreemptionSignals& signals_;
 
   // ---- data, model, Adam, what decides when ----
-  const data::Dataset train_set_;
+  const std::unique_ptr<data::Dataset> train_set_;  // its shards checked once per node
   const data::Batcher batcher_;
   const std::unique_ptr<data::Dataset> valid_set_;  // null: no validation (train.valid_every 0)
   const std::unique_ptr<Validator> validator_;

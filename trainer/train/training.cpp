@@ -25,6 +25,7 @@
 #include "base/text_format.h"
 #include "data_pipeline/batch_plan.h"
 #include "data_pipeline/dataset_identity.h"
+#include "data_pipeline/node_check.h"
 #include "launch/restart.h"
 #include "trainer/checkpoint/finished_marker.h"
 #include "trainer/checkpoint/state_dict.h"
@@ -54,16 +55,18 @@ Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoic
       watchdog_(watchdog),
       comm_watch_(watchdog, comm_.get(), &recorder_, &survivor_),
       signals_(signals),
-      train_set_(cfg.data.dir, "train", dataset_options(cfg)),
-      batcher_(train_set_.lengths(), batcher_options(cfg)),
+      train_set_(data::open_checked_on_each_node(cfg.data.dir, "train", dataset_options(cfg),
+                                                 ranks_, process_)),
+      batcher_(train_set_->lengths(), batcher_options(cfg)),
       valid_set_(cfg.train.valid_every > 0
-                     ? std::make_unique<data::Dataset>(cfg.data.dir, "valid", dataset_options(cfg))
+                     ? data::open_checked_on_each_node(cfg.data.dir, "valid", dataset_options(cfg),
+                                                       ranks_, process_)
                      : nullptr),
       validator_(valid_set_ ? std::make_unique<Validator>(*valid_set_, cfg.data.batch_tokens,
                                                           cfg.train.valid_every)
                             : nullptr),
-      model_(initialised_model(cfg, train_set_.manifest(), device_, grad_sync_options().shard)),
-      objective_(task::make_objective(model_, train_set_.manifest(), cfg.optim.label_smoothing)),
+      model_(initialised_model(cfg, train_set_->manifest(), device_, grad_sync_options().shard)),
+      objective_(task::make_objective(model_, train_set_->manifest(), cfg.optim.label_smoothing)),
       params_(model_.module().parameters()),
       adam_(params_, torch::optim::AdamOptions(cfg.optim.lr)
                          .betas({cfg.optim.beta1, cfg.optim.beta2})
@@ -100,7 +103,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoic
           outcomes_, watchdog, signals),
       train_step_(*objective_, optimizer_, grad_sync_, *comm_, schedule_, loss_scaler_, phases_,
                   device_, {static_cast<uint64_t>(cfg.run.seed), cfg.optim.clip_norm, precision_}),
-      batches_(train_set_, data::BatchPlan(batcher_, plan_options(cfg, ranks_), state_),
+      batches_(*train_set_, data::BatchPlan(batcher_, plan_options(cfg, ranks_), state_),
                static_cast<size_t>(cfg.data.prefetch), /*pin_memory=*/device_.is_cuda()) {
   log_.sums() = state_.log_window;
   warn_about_settings();
