@@ -34,8 +34,8 @@ namespace data {
 struct DatasetOptions {
   bool verify_checksums = false;  // sha256 of every shard and the index against the manifest
                                   // (reads everything), in check_shards()
-  bool check_shards = true;       // at opening, check_shards() below
   size_t max_open_shards = 8;
+  bool check_shards = true;  // at opening, check_shards() below
 };
 
 class Dataset {

@@ -17,6 +17,7 @@
 #include "data_pipeline/dataset.h"
 #include "data_pipeline/dataset_identity.h"
 #include "data_pipeline/manifest.h"
+#include "data_pipeline/node_check.h"
 #include "data_pipeline/prepare/prepare.h"
 #include "data_pipeline/prepare/upgrade.h"
 #include "data_pipeline/sha256.h"
@@ -151,6 +152,22 @@ TEST_F(SplitIndexTest, WithoutTheShardCheckOnlyTheShardsReadAreOpened) {
       data::ShardReader(data / manifest.splits.at("train").shards.at(0).file).read().ids.at(0));
   expect_mentions(error_of([&] { train.get(7); }), {missing.string()});
   expect_mentions(error_of([&] { train.check_shards(); }), {missing.string(), "no such file"});
+}
+
+// A job's ranks open a split with open_checked_on_each_node: the node's first
+// rank (local rank 0) checks the shards, the others do not.
+TEST_F(SplitIndexTest, OnEachNodeItsFirstRankChecksTheShards) {
+  const fs::path data = prepare();
+  const fs::path missing = data / data::read_manifest(data).splits.at("train").shards.at(1).file;
+  fs::remove(missing);
+  const launch::Ranks one;  // no MPI: one process
+  launch::ProcessInfo process;
+  process.local_rank = 1;
+  EXPECT_EQ(data::open_checked_on_each_node(data, "train", {}, one, process)->size(), 60);
+  process.local_rank = 0;
+  expect_mentions(
+      error_of([&] { data::open_checked_on_each_node(data, "train", {}, one, process); }),
+      {missing.string(), "no such file"});
 }
 
 // The batcher plans from the index on disk what it plans from the same

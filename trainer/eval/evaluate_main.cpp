@@ -110,17 +110,19 @@ std::vector<std::string> agreed_checkpoints(const eval::EvaluateOptions& o,
 int run(const eval::EvaluateOptions& o, const launch::ProcessInfo& info) {
   require_run_dir(o.run_dir, o.watch, o.poll_s);
   const launch::Ranks ranks;
-  if (o.translate
-          .empty())  // a missing split or bad shard named before any checkpoint is looked for
-    data::open_checked_on_each_node(eval::dataset_dir(o.run_dir, o.data_dir), o.eval.split, {},
-                                    ranks, info);
+  // A missing split or shard named before any checkpoint is looked for.
+  if (o.translate.empty()) {
+    std::filesystem::path data_dir;
+    launch::together(ranks, [&] { data_dir = eval::dataset_dir(o.run_dir, o.data_dir); });
+    data::open_checked_on_each_node(data_dir, o.eval.split, {}, ranks, info);
+  }
   if (o.watch) {
     eval::WatchOptions watch;
     watch.run_dir = o.run_dir;
     watch.data_dir = o.data_dir;
     watch.poll_s = o.poll_s;
     watch.device = eval_device(o, info, ranks);
-    eval::watch_run(watch, o.eval, ranks);
+    eval::watch_run(watch, o.eval, ranks, info);
     return 0;
   }
   const auto checkpoints = agreed_checkpoints(o, ranks);
@@ -157,7 +159,7 @@ int run(const eval::EvaluateOptions& o, const launch::ProcessInfo& info) {
   }
   eval::EvalOptions options = o.eval;
   if (options.out_dir.empty()) options.out_dir = default_out_dir(o, checkpoints);
-  const nlohmann::json results = eval::evaluate_split(m, options, ranks);
+  const nlohmann::json results = eval::evaluate_split(m, options, ranks, info);
   if (info.rank == 0) std::cout << results.dump(2) << std::endl;
   return 0;
 }

@@ -7,14 +7,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "data_pipeline/batcher.h"
-#include "data_pipeline/dataset.h"
-#include "data_pipeline/loader/collate.h"
 #include "base/file_write.h"
 #include "base/logging.h"
 #include "base/progress.h"
-#include "launch/ranks.h"
 #include "base/seconds.h"
+#include "data_pipeline/batcher.h"
+#include "data_pipeline/dataset.h"
+#include "data_pipeline/loader/collate.h"
+#include "data_pipeline/node_check.h"
+#include "launch/ranks.h"
 #include "trainer/eval/metrics/classification_metrics.h"
 #include "trainer/eval/references.h"
 #include "trainer/eval/text_metrics.h"
@@ -109,11 +110,12 @@ json classification_report(const data::Dataset& dataset, const std::vector<json>
 
 }  // namespace
 
-json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Ranks& ranks) {
+json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Ranks& ranks,
+                    const launch::ProcessInfo& process) {
   torch::NoGradGuard no_grad;
-  data::DatasetOptions checked;  // its shards: at the job's start, once per node (node_check.h)
-  checked.check_shards = false;
-  const data::Dataset dataset(m.data_dir, options.split, checked);
+  const auto opened =
+      data::open_checked_on_each_node(m.data_dir, options.split, {}, ranks, process);
+  const data::Dataset& dataset = *opened;
   if (dataset.size() == 0)
     throw std::runtime_error("split '" + options.split + "' of " + m.data_dir + " has no examples");
   const auto batches = data::length_sorted_batches(dataset.lengths(), options.batch_tokens);

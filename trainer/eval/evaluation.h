@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "launch/process.h"
 #include "launch/ranks.h"
 #include "trainer/eval/decode.h"
 #include "trainer/eval/eval_model.h"
@@ -34,7 +35,10 @@ struct EvalOptions {
   double progress_s = 10;  // rank 0 logs progress and ETA this often (base/progress.h)
 };
 
-// The results (rank 0; null elsewhere). Collective over `ranks`.
-nlohmann::json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Ranks& ranks);
+// The results (rank 0; null elsewhere). Collective over `ranks`; the
+// split's shards are checked by one rank of each node (`process`'s place:
+// data_pipeline/node_check.h).
+nlohmann::json evaluate_split(EvalModel& m, const EvalOptions& options, const launch::Ranks& ranks,
+                              const launch::ProcessInfo& process);
 
 }  // namespace eval

@@ -61,7 +61,8 @@ std::string next_action(const std::string& run_dir, const fs::path& table) {
 
 }  // namespace
 
-void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ranks& ranks) {
+void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ranks& ranks,
+               const launch::ProcessInfo& process) {
   const fs::path eval_dir = fs::path(watch.run_dir) / "eval";
   const fs::path table = eval_dir / ("watch-" + options.split + ".tsv");
   // One watcher per run and split: two would score every checkpoint twice
@@ -122,7 +123,7 @@ void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ran
       continue;
     }
     options.out_dir = (eval_dir / (options.split + "-" + name)).string();
-    const nlohmann::json results = evaluate_split(*m, options, ranks);
+    const nlohmann::json results = evaluate_split(*m, options, ranks, process);
     if (ranks.rank() == 0) append_row(table, results);
   }
   logging::info("the run is finished and every checkpoint is scored; table {}", table.string());

@@ -16,6 +16,7 @@
 #pragma once
 #include <string>
 
+#include "launch/process.h"
 #include "launch/ranks.h"
 #include "trainer/eval/evaluation.h"
 
@@ -29,6 +30,7 @@ struct WatchOptions {
 };
 
 // Returns when the run is finished and every checkpoint is scored. Collective.
-void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ranks& ranks);
+void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ranks& ranks,
+               const launch::ProcessInfo& process);
 
 }  // namespace eval
