@@ -8,7 +8,8 @@
 #   - SIGKILL to one rank: the job ends within 60 s, non-zero; the previous
 #     checkpoint verifies and resuming from it ends bitwise equal;
 #   - SIGSTOP to one rank (a hang): the other rank's watchdog ends the job,
-#     naming the host, the step, the phase and the collective in flight.
+#     naming the host, the step, the phase and the collective in flight
+#     (whichever collective the stop left unjoined).
 # Usage: preemption_and_failures.sh <build dir> <source dir>
 set -euo pipefail
 build=$(realpath "$1"); src=$(realpath "$2")
@@ -113,9 +114,12 @@ took=$(( $(date +%s) - begin ))
 kill -CONT "$stopped" 2>/dev/null || true
 [ "$code" != 0 ] || fail "hung rank: exit code 0" hang.log
 [ "$took" -le 60 ] || fail "hung rank: the job took $took s to end" hang.log
-grep -q "watchdog: rank 0 on $(hostname) has been in 'allreduce' of step [0-9]* for" hang.log \
-  || fail "no watchdog message naming rank, host, phase and step" hang.log
-grep -q "collective in flight: #[0-9]* " hang.log \
-  || fail "no collective in flight named (the flight recorder)" hang.log
+# Rank 0 waits in whichever collective its peer never joined: a step's
+# allreduce, the interval log's allgather, a checkpoint's; the message names
+# that phase, and the flight recorder the collective, of the same step.
+watchdog_step=$(sed -nE "s/.*watchdog: rank 0 on $(hostname) has been in '[^']+' of step ([0-9]+) for.*/\1/p" hang.log | head -1)
+[ -n "$watchdog_step" ] || fail "no watchdog message naming rank, host, phase and step" hang.log
+grep -q "collective in flight: #[0-9]* [a-z_]* [0-9.]* MiB, step $watchdog_step:" hang.log \
+  || fail "no collective in flight of step $watchdog_step named (the flight recorder)" hang.log
 echo "hung rank: the watchdog ended the job in $took s with exit code $code"
 echo "preemption and failures: OK"

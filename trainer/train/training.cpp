@@ -282,10 +282,12 @@ int Trainer::run() {
     checkpointer_.in_flight(step);
     if (log_.due(step)) {
       outcomes_.settle();
+      watchdog_.beat("the interval log's allgather");
       log_.write(state_, schedule_.at(step), phases_.take(), *comm_, device_);
     }
     if (replica_check_.due(step)) {
       outcomes_.settle();
+      watchdog_.beat("the replica check");
       distributed::check_replicas_equal(params_, *comm_, step);
     }
     if (validator_ && validator_->due(step)) {

@@ -2,22 +2,23 @@
 // or when its communicator learns that a peer failed.
 //
 // The training loop calls beat(step, phase) as it enters each phase (data,
-// forward/backward, allreduce, update, the device's work: waiting for a
-// queued step to finish, validation, checkpoint); when one phase lasts
-// longer than the timeout — a collective whose peer died or hung, a stuck
-// file system — the rank logs which step and phase, on which host, and exits
-// with kExitWatchdog. About once a second it also asks the watched
-// communicator for an asynchronous error (NCCL: a peer died, a network
-// error), which the host would otherwise see only at its next collective or
-// host wait: it exits at once, kExitFailed, with that error. Either way it
-// prints the rank's last collectives (distributed/flight_recorder.h), aborts
-// the communicator so that no collective hangs (bounded: an abort that has
-// not returned after abort_grace seconds is left behind), and exits; mpirun
-// or srun then ends the other ranks: no survivor waits forever. Those ranks,
-// signalled (TERM) while they wait for the lost peer, end the same way once
-// they have waited dist.peer_lost_after_s (survivor_save.h). Before the
-// exit, one survivor saves the last step every rank completed
-// (SurvivorSave::save, bounded by the timeout, or 10 minutes without one).
+// forward/backward, allreduce, update, the device's work: waiting for a queued
+// step to finish, the interval log's allgather, the replica check, validation,
+// checkpoint); when one phase lasts longer than the timeout — a collective
+// whose peer died or hung, a stuck file system — the rank logs which step and
+// phase, on which host, and exits with kExitWatchdog. About once a second it
+// also asks the watched communicator for an asynchronous error (NCCL: a peer
+// died, a network error), which the host would otherwise see only at its next
+// collective or host wait: it exits at once, kExitFailed, with that error.
+// Either way it prints the rank's last collectives
+// (distributed/flight_recorder.h), aborts the communicator so that no
+// collective hangs (bounded: an abort that has not returned after abort_grace
+// seconds is left behind), and exits; mpirun or srun then ends the other ranks:
+// no survivor waits forever. Those ranks, signalled (TERM) while they wait for
+// the lost peer, end the same way once they have waited dist.peer_lost_after_s
+// (survivor_save.h). Before the exit, one survivor saves the last step every
+// rank completed (SurvivorSave::save, bounded by the timeout, or 10 minutes
+// without one).
 #pragma once
 #include <chrono>
 #include <condition_variable>
