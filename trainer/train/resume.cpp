@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "base/logging.h"
+#include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/train_state.h"
 
 namespace train {
@@ -82,6 +83,43 @@ void check_resume_compatible(const std::string& checkpoint_dir, const nlohmann::
   if (was != "(absent)" && was != is)
     logging::warn("resuming with train.precision = {} (the checkpoint was trained with {})", is,
                   was);
+}
+
+void share_adam_state(torch::optim::Adam& adam, const std::vector<torch::Tensor>& params,
+                      distributed::Communicator& comm) {
+  if (params.empty()) return;
+  const bool root = comm.rank() == 0;
+  auto& states = adam.state();
+  // Each parameter's step count on rank 0, -1 where Adam has no state for it
+  // (not stepped yet).
+  std::vector<int64_t> steps(params.size(), -1);
+  if (root)
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto it = states.find(checkpoint::adam_state_key(params[i]));
+      if (it != states.end())
+        steps[i] = static_cast<const torch::optim::AdamParamState&>(*it->second).step();
+    }
+  torch::Tensor counts = torch::tensor(steps).to(params.front().device());  // [params]
+  comm.broadcast(counts, 0);
+  counts = counts.cpu();
+  if (!root) states.clear();
+  for (size_t i = 0; i < params.size(); ++i) {
+    const int64_t step = counts[static_cast<int64_t>(i)].item<int64_t>();
+    if (step < 0) continue;
+    const auto key = checkpoint::adam_state_key(params[i]);
+    if (!root) {
+      auto s = std::make_unique<torch::optim::AdamParamState>();
+      s->step(step);
+      s->exp_avg(torch::empty_like(params[i]));
+      s->exp_avg_sq(torch::empty_like(params[i]));
+      states[key] = std::move(s);
+    }
+    auto& s = static_cast<torch::optim::AdamParamState&>(*states.at(key));
+    s.exp_avg(s.exp_avg().contiguous());  // like params[i]
+    s.exp_avg_sq(s.exp_avg_sq().contiguous());
+    comm.broadcast(s.exp_avg(), 0);
+    comm.broadcast(s.exp_avg_sq(), 0);
+  }
 }
 
 }  // namespace train

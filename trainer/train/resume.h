@@ -14,12 +14,19 @@
 // it). Changed optimizer or data settings are allowed with a warning each;
 // world size and accumulation may change freely (the cursor counts global
 // batches, docs/DESIGN.md).
+//
+// Rank 0 alone reads the checkpoint; the other ranks receive what it read
+// (share_adam_state here, the weights by broadcast_parameters): a thousand
+// ranks resuming cost the shared file system one reader, not a thousand.
 #pragma once
 #include <string>
+#include <vector>
 
+#include <torch/torch.h>
 #include <nlohmann/json.hpp>
 
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/distributed/communicator.h"
 
 namespace train {
 
@@ -31,5 +38,11 @@ std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
 // config. The refusal names the checkpoint and the ways on.
 void check_resume_compatible(const std::string& checkpoint_dir, const nlohmann::json& saved_state,
                              const std::string& current_toml, const std::string& dataset_id);
+
+// Collective. Rank 0's Adam state over `params` (those `adam` steps, in the
+// same order on every rank) on every rank: each parameter's step count, and
+// its moments where it has them, broadcast on the parameters' device.
+void share_adam_state(torch::optim::Adam& adam, const std::vector<torch::Tensor>& params,
+                      distributed::Communicator& comm);
 
 }  // namespace train

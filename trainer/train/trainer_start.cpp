@@ -1,6 +1,7 @@
 // The Trainer's start (train/trainer.h): the run directory locked before
 // anything is written there, then the state resumed from a checkpoint (its
-// weights and Adam's moments) or a fresh one, the same on every rank.
+// weights and Adam's moments, read by rank 0 alone) or a fresh one, the same
+// on every rank.
 #include "trainer/train/trainer.h"
 
 #include <string>
@@ -35,23 +36,15 @@ std::unique_ptr<RunLock> Trainer::lock_run_directory() {
 
 Trainer::Start Trainer::start_or_resume(const checkpoint::CheckpointChoice& resume) {
   Start start;
-  // Rank 0 picks the checkpoint (verifying checksums); all load the same one.
-  std::string chosen;
-  int64_t chosen_step = -1;
+  // Rank 0 alone picks the checkpoint (verifying checksums) and reads it: its
+  // state.json goes to the other ranks as text, its weights and Adam's state
+  // by the broadcasts below (train/resume.h).
+  const auto begin = Clock::now();
+  std::string chosen, saved_text;
   launch::on_main(ranks_, [&] {  // a refusal ends every rank alike (exit 1), not MPI_Abort
     checkpoints_.remove_temporaries();
     chosen = choose_checkpoint(checkpoints_, resume);
-    if (!chosen.empty())
-      chosen_step =
-          checkpoint::CheckpointState::from_json(checkpoint::read_checkpoint_state(chosen))
-              .train.step;
-  });
-  chosen_step = ranks_.broadcast(chosen_step);
-  if (chosen_step >= 0 && !ranks_.is_main())
-    chosen = resume.of_run() ? checkpoints_.path_of(chosen_step) : resume.dir;
-
-  if (chosen_step >= 0) {
-    const auto begin = Clock::now();
+    if (chosen.empty()) return;
     const nlohmann::json saved = checkpoint::read_checkpoint_state(chosen);
     const checkpoint::CheckpointState resumed = checkpoint::CheckpointState::from_json(saved);
     // A checkpoint from before content ids named its dataset by the manifest's sha256.
@@ -60,10 +53,20 @@ Trainer::Start Trainer::start_or_resume(const checkpoint::CheckpointChoice& resu
                             same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
     checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
     checkpoint::load_optimizer_state(adam_, model_.module(), chosen);
-    start = {resumed.train, chosen_step};
+    saved_text = saved.dump();
+  });
+  chosen = ranks_.broadcast(chosen);
+  saved_text = ranks_.broadcast(saved_text);
+  // Rank 0's weights: loaded, or its initialisation on a fresh start.
+  distributed::broadcast_parameters(params_, *comm_);
+  if (!chosen.empty()) {
+    share_adam_state(adam_, params_, *comm_);
+    const checkpoint::CheckpointState resumed =
+        checkpoint::CheckpointState::from_json(nlohmann::json::parse(saved_text));
+    start = {resumed.train, resumed.train.step};
     logging::info(
         "resuming from {} (step {}, epoch {}, batch {} of the epoch; saved by {} ranks "
-        "x {} accumulation steps; loaded in {:.1f} s)",
+        "x {} accumulation steps; read by rank 0 and shared in {:.1f} s)",
         chosen, start.state.step, start.state.epoch, start.state.cursor, resumed.run.world_size,
         resumed.run.accum_steps, base::seconds_since(begin));
     if (start.state.window < 0)
@@ -75,6 +78,7 @@ Trainer::Start Trainer::start_or_resume(const checkpoint::CheckpointChoice& resu
   }
   // The start is settled and fits: only now is the run directory changed.
   launch::on_main(ranks_, [&] {
+    const int64_t chosen_step = start.checkpoint_step;
     const std::string aside = checkpoints_.set_aside_after(chosen_step);
     if (!aside.empty())
       logging::warn("training from {}: the run's checkpoints of later steps moved to {}",
@@ -82,7 +86,6 @@ Trainer::Start Trainer::start_or_resume(const checkpoint::CheckpointChoice& resu
     base::write_file(run_dir_ / "config.toml", resolved_toml_);
     checkpoint::clear_finished(run_dir_.string());
   });
-  distributed::broadcast_parameters(params_, *comm_);  // a fresh start: rank 0's initialisation
   return start;
 }
 
