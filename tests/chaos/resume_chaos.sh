@@ -70,8 +70,16 @@ for trial in $(seq "$trials"); do
     trained=$(tail -1 "runs/$name/metrics.jsonl" 2>/dev/null | sed 's/.*"step":\([0-9]*\).*/\1/' || true)
     resumed=$(readlink "runs/$name/checkpoints/latest" 2>/dev/null | sed 's/step_0*//' || true)
     lost=$(( ${trained:-0} - ${resumed:-0} ))
+    [ "$lost" -ge 0 ] || lost=0  # the survivor saved a step whose metrics row the loss kept unwritten
     lost_total=$((lost_total + lost)); [ "$lost" -gt "$lost_max" ] && lost_max=$lost
     [ -z "${blow:-}" ] || lost_by[$blow]="${lost_by[$blow]:-}${lost_by[$blow]:+ }$lost"
+    case "${blow:-}" in  # a rank or node lost, and steps with it: the survivors' word on why
+      KILL | STOP | NODE) if [ "$lost" -gt 0 ]; then
+          echo "$name attempt $attempt: $blow lost $lost steps (trained $trained, resumed $resumed):"
+          { grep -vE "snapshot in|^#[0-9]|info\] step " "$name.log" || true; } | tail -12 | cut -c1-240 |
+            sed 's/^/    /'
+        fi ;;
+    esac
   done
   for dir in runs/$name/checkpoints/step_*; do
     (cd "$dir" && sha256sum --quiet -c SHA256SUMS >/dev/null 2>&1) || corrupt=$((corrupt + 1))

@@ -93,6 +93,41 @@ TEST_F(SurvivorSaveTest, APeerIsLostAfterASignalAndAWaitThatLasts) {
   EXPECT_EQ(never.peer_lost(began + std::chrono::seconds(60)), "") << "dist.peer_lost_after_s 0";
 }
 
+// Finishing a checkpoint, the other ranks wait for rank 0's write, which may
+// take far longer than dist.peer_lost_after_s: a preemption's TERM heard
+// meanwhile must not end the job as if a peer were lost. The replica is lent
+// all the same, for a save that the watchdog begins.
+TEST_F(SurvivorSaveTest, AWaitForLaggingPeersLendsTheReplicaButNoSignalEndsIt) {
+  const checkpoint::Checkpoints checkpoints(run_.string());
+  train::SurvivorSave save(1, 3, signals_);
+  train::SurvivorSave::Holding holding(save, replica(checkpoints));
+  std::raise(SIGCONT);
+  EXPECT_EQ(save.peer_lost(Clock::now()), "");  // seen
+  // Never ended here: after a save the training thread's wait never returns
+  // (the process exits; done_waiting() would block this test for good).
+  auto* waiting = new train::SurvivorSave::WaitingForLaggingPeers(save);
+  const auto began = Clock::now();
+  EXPECT_EQ(save.peer_lost(began + std::chrono::seconds(10)), "")
+      << "a signal during a wait for lagging peers ended the job";
+  std::thread watchdog([&] { save.save(); });  // its timeout, or the communicator's error
+  watchdog.join();
+  EXPECT_EQ(writes_, 1) << "the replica was not lent during the wait";
+  static_cast<void>(waiting);  // left open, as the training thread's would be
+}
+
+TEST_F(SurvivorSaveTest, AWaitForPeersAfterTheLaggingOneCountsAgain) {
+  const checkpoint::Checkpoints checkpoints(run_.string());
+  train::SurvivorSave save(1, 3, signals_);
+  train::SurvivorSave::Holding holding(save, replica(checkpoints));
+  std::raise(SIGCONT);
+  EXPECT_EQ(save.peer_lost(Clock::now()), "");
+  { const train::SurvivorSave::WaitingForLaggingPeers waiting(save); }
+  save.waiting();
+  EXPECT_NE(save.peer_lost(Clock::now() + std::chrono::seconds(4)), "")
+      << "a step's collective after the lagging wait no longer counts as one";
+  save.done_waiting();
+}
+
 TEST_F(SurvivorSaveTest, TheFirstSurvivorToClaimWritesAndTheOthersNameIt) {
   const checkpoint::Checkpoints checkpoints(run_.string());
   {

@@ -48,11 +48,20 @@ BackgroundSave::~BackgroundSave() {
 }
 
 void BackgroundSave::save(int64_t step, const CheckpointPart& part, bool best) {
+  begin(step);
+  write(part, best);
+}
+
+void BackgroundSave::begin(int64_t step) {
   finish();
   launch::on_main(ranks_, [&] { tmp_ = checkpoints_.begin_save(step); });
   tmp_ = ranks_.broadcast(tmp_);
+  step_ = step;
+}
+
+void BackgroundSave::write(const CheckpointPart& part, bool best) {
   begun_ = std::chrono::steady_clock::now();
-  take_snapshot(snapshot_, step, part);
+  take_snapshot(snapshot_, step_, part);
   best_ = best;
   writing_ = on_thread([this] {
     Written written;

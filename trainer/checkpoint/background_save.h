@@ -4,7 +4,9 @@
 //
 //   saver.save(step, part, best)  collective: the save before it finished
 //                        (finish()), this rank's snapshot taken
-//                        (snapshot.h) and its files started on a thread
+//                        (snapshot.h) and its files started on a thread;
+//                        in two: saver.begin(step), the collectives, and
+//                        saver.write(part, best), the rest
 //   saver.writing()      this rank's files of the save in flight are not yet
 //                        on disk (the ranks agree on it in a training step)
 //   saver.failed()       this rank's files failed, or (rank 0) the commit did
@@ -40,6 +42,8 @@ class BackgroundSave {
   ~BackgroundSave();
 
   void save(int64_t step, const CheckpointPart& part, bool best);
+  void begin(int64_t step);
+  void write(const CheckpointPart& part, bool best);
   bool writing() const;
   bool failed() const;
   bool awaiting_commit() const { return awaiting_commit_; }
@@ -59,6 +63,7 @@ class BackgroundSave {
   const launch::Ranks& ranks_;
   Snapshot snapshot_;  // read by the write in flight, refilled once it is done
   std::string tmp_;    // the save's temporary directory, rank 0's choice
+  int64_t step_ = -1;  // the save begun
   bool best_ = false;
   std::chrono::steady_clock::time_point begun_;  // the save's snapshot began
   bool awaiting_commit_ = false;                 // saved, commit() not yet made

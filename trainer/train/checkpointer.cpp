@@ -16,7 +16,7 @@ namespace train {
 Checkpointer::Checkpointer(const checkpoint::Checkpoints& checkpoints, const launch::Ranks& ranks,
                            Options options, int64_t last_saved_step, torch::nn::Module& model,
                            RankPart rank_part, StepOutcomes& outcomes, Watchdog& watchdog,
-                           PreemptionSignals& signals)
+                           PreemptionSignals& signals, SurvivorSave& survivor)
     : checkpoints_(checkpoints),
       ranks_(ranks),
       lr_(options.lr),
@@ -27,15 +27,25 @@ Checkpointer::Checkpointer(const checkpoint::Checkpoints& checkpoints, const lau
       rank_part_(std::move(rank_part)),
       outcomes_(outcomes),
       watchdog_(watchdog),
-      signals_(signals) {}
+      signals_(signals),
+      survivor_(survivor) {}
 
 bool Checkpointer::clock_due(Clock::time_point now) const {
   return ranks_.is_main() && schedule_.clock_due(now);
 }
 
+// The training thread waits for its peers in a save's collectives too, its
+// replica unchanged (the last step applied, its collectives returned): a
+// survivor may save it (survivor_save.h), as in a step's collectives.
 void Checkpointer::in_flight(int64_t step) {
   if (outcomes_.agreed().checkpoint_failed) finish_writing(step);  // throws on every rank
-  if (saver_.awaiting_commit() && !outcomes_.agreed().checkpoint_writing) saver_.commit();
+  if (saver_.awaiting_commit() && !outcomes_.agreed().checkpoint_writing) {
+    // Every rank's files are written (agreed in this step's collectives):
+    // the commit's gathers wait only for the peers to come this far.
+    watchdog_.beat(step, "checkpoint commit");
+    const distributed::WaitingForPeers waiting(&survivor_);
+    saver_.commit();
+  }
 }
 
 bool Checkpointer::after_step(checkpoint::TrainState& state) {
@@ -63,6 +73,8 @@ void Checkpointer::save(checkpoint::TrainState& state, bool best) {
     if (!saved) write(state, best);
     return;
   }
+  // The stop's own checkpoint is of this step: no survivor writes it beside.
+  const SurvivorSave::Keeping keeping(survivor_);
   signals_.begin_save();
   try {
     if (!saved) write(state, best);
@@ -91,7 +103,12 @@ void Checkpointer::write(checkpoint::TrainState& state, bool best) {
   refuse_diverged(state.step);
   const checkpoint::CheckpointPart part = rank_part_(state);
   const auto begin = Clock::now();
-  saver_.save(state.step, part, best);
+  {
+    // Its collectives wait for rank 0's file system (the save's directory).
+    const SurvivorSave::WaitingForLaggingPeers waiting(survivor_);
+    saver_.begin(state.step);
+  }
+  saver_.write(part, best);
   logging::info("checkpoint of step {}: snapshot in {:.2f} s, written beside training", state.step,
                 base::seconds_since(begin));
   last_saved_step_ = state.step;
@@ -104,6 +121,8 @@ void Checkpointer::write(checkpoint::TrainState& state, bool best) {
 // directory and the rank, the previous checkpoint still the `latest`.
 void Checkpointer::finish_writing(int64_t step) {
   watchdog_.beat(step, "checkpoint write");
+  // Its files may still be in writing, rank 0's far longer than the others'.
+  const SurvivorSave::WaitingForLaggingPeers waiting(survivor_);
   saver_.finish();
 }
 

@@ -26,6 +26,7 @@
 #include "trainer/train/checkpoint_schedule.h"
 #include "trainer/train/preemption.h"
 #include "trainer/train/step_outcomes.h"
+#include "trainer/train/survivor_save.h"
 #include "trainer/train/watchdog.h"
 
 namespace train {
@@ -48,7 +49,7 @@ class Checkpointer {
   Checkpointer(const checkpoint::Checkpoints& checkpoints, const launch::Ranks& ranks,
                Options options, int64_t last_saved_step, torch::nn::Module& model,
                RankPart rank_part, StepOutcomes& outcomes, Watchdog& watchdog,
-               PreemptionSignals& signals);
+               PreemptionSignals& signals, SurvivorSave& survivor);
 
   // This rank's part of a step's flags (StepFlags): a timed save due (rank 0's
   // clock), a save being written, a write failed.
@@ -85,6 +86,7 @@ class Checkpointer {
   StepOutcomes& outcomes_;
   Watchdog& watchdog_;
   PreemptionSignals& signals_;
+  SurvivorSave& survivor_;  // lent the replica while the saves wait for the peers
 };
 
 }  // namespace train

@@ -76,6 +76,20 @@ SurvivorSave::Keeping::~Keeping() {
   if (save_.is_holder()) --save_.keeping_;
 }
 
+SurvivorSave::WaitingForLaggingPeers::WaitingForLaggingPeers(SurvivorSave& save) : save_(save) {
+  save_.waiting();
+  std::lock_guard<std::mutex> lock(save_.mutex_);
+  save_.peers_may_lag_ = true;
+}
+
+SurvivorSave::WaitingForLaggingPeers::~WaitingForLaggingPeers() {
+  {
+    std::lock_guard<std::mutex> lock(save_.mutex_);
+    save_.peers_may_lag_ = false;
+  }
+  save_.done_waiting();
+}
+
 void SurvivorSave::waiting() {
   if (!is_holder() || keeping_ > 0) return;  // another thread's wait, or the replica kept
   std::lock_guard<std::mutex> lock(mutex_);
@@ -107,9 +121,9 @@ std::string SurvivorSave::peer_lost(Clock::time_point now) {
   int64_t since = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (state_ == kLent) since = waiting_since_;
+    if (state_ == kLent && !peers_may_lag_) since = waiting_since_;
   }
-  if (since == 0) return "";  // not waiting for its peers
+  if (since == 0) return "";  // not waiting for its peers, or for peers that may lag
   // Counted from the later of the signal and the wait's beginning: a healthy
   // rank, signalled, finishes its wait once its peers reach the collective.
   const double stuck = seconds_between(std::max(since, heard), ticks(now));

@@ -91,6 +91,21 @@ class SurvivorSave : public distributed::PeerWaits {
    private:
     SurvivorSave& save_;
   };
+  // The training thread's, around a wait for its peers where they may lag
+  // far behind it without being lost (finishing a checkpoint: rank 0 writes
+  // every file, the other ranks wait for it): the replica is lent as in
+  // waiting(), for a save that the watchdog's timeout or the communicator's
+  // error begins, but a signal heard meanwhile does not mean a lost peer.
+  class WaitingForLaggingPeers {
+   public:
+    explicit WaitingForLaggingPeers(SurvivorSave& save);
+    ~WaitingForLaggingPeers();
+    WaitingForLaggingPeers(const WaitingForLaggingPeers&) = delete;
+    WaitingForLaggingPeers& operator=(const WaitingForLaggingPeers&) = delete;
+
+   private:
+    SurvivorSave& save_;
+  };
   // Why this rank cannot save the replica (a sharded update, a GPU), said
   // when a peer is lost; instead of Holding.
   void unavailable(std::string why) { unavailable_ = std::move(why); }
@@ -125,6 +140,7 @@ class SurvivorSave : public distributed::PeerWaits {
   State state_ = kNone;
   Replica replica_;
   int64_t waiting_since_ = 0;              // Clock ticks the wait began (kLent)
+  bool peers_may_lag_ = false;             // in a WaitingForLaggingPeers scope
   std::atomic<std::thread::id> holder_{};  // the training thread, while Holding lives
   int keeping_ = 0;                        // Keeping scopes open (the training thread's)
   int64_t continued_seen_ = 0;             // the watchdog's: Clock ticks it saw a SIGCONT

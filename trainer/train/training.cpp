@@ -100,7 +100,7 @@ Trainer::Trainer(const config::RunConfig& cfg, const checkpoint::CheckpointChoic
           {cfg.train.save_every, cfg.train.save_every_minutes, built_at_, cfg.optim.lr},
           start_.checkpoint_step, model_.module(),
           [this](checkpoint::TrainState& state) { return rank_part(state, ranks_.rank()); },
-          outcomes_, watchdog, signals),
+          outcomes_, watchdog, signals, survivor_),
       train_step_(*objective_, optimizer_, grad_sync_, *comm_, schedule_, loss_scaler_, phases_,
                   device_, {static_cast<uint64_t>(cfg.run.seed), cfg.optim.clip_norm, precision_}),
       batches_(*train_set_, data::BatchPlan(batcher_, plan_options(cfg, ranks_), state_),
