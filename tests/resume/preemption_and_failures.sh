@@ -116,10 +116,15 @@ kill -CONT "$stopped" 2>/dev/null || true
 [ "$took" -le 60 ] || fail "hung rank: the job took $took s to end" hang.log
 # Rank 0 waits in whichever collective its peer never joined: a step's
 # allreduce, the interval log's allgather, a checkpoint's; the message names
-# that phase, and the flight recorder the collective, of the same step.
-watchdog_step=$(sed -nE "s/.*watchdog: rank 0 on $(hostname) has been in '[^']+' of step ([0-9]+) for.*/\1/p" hang.log | head -1)
-[ -n "$watchdog_step" ] || fail "no watchdog message naming rank, host, phase and step" hang.log
-grep -q "collective in flight: #[0-9]* [a-z_]* [0-9.]* MiB, step $watchdog_step:" hang.log \
-  || fail "no collective in flight of step $watchdog_step named (the flight recorder)" hang.log
+# that phase and step, and the flight recorder the collective in flight, of
+# that step — none in a checkpoint's phases, whose collectives are the
+# control plane's (launch/ranks.h), not the communicator's.
+watchdog=$(sed -nE "s/.*watchdog: rank 0 on $(hostname) has been in '(.*)' of step ([0-9]+) for.*/\2 \1/p" hang.log | head -1)
+[ -n "$watchdog" ] || fail "no watchdog message naming rank, host, phase and step" hang.log
+watchdog_step=${watchdog%% *} phase=${watchdog#* }
+in_flight="#[0-9]* [a-z_]* [0-9.]* MiB, step $watchdog_step:"
+[[ $phase == checkpoint* ]] && in_flight="($in_flight|none$)"
+grep -qE "collective in flight: $in_flight" hang.log \
+  || fail "no collective in flight of step $watchdog_step named (the flight recorder), phase '$phase'" hang.log
 echo "hung rank: the watchdog ended the job in $took s with exit code $code"
 echo "preemption and failures: OK"

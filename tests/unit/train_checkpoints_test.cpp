@@ -11,8 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "launch/peer_waits.h"
 #include "launch/ranks.h"
 #include "tests/unit/checkpoint_test.h"
 #include "tests/unit/error_message.h"
@@ -228,6 +230,38 @@ TEST_F(Checkpoints, BackgroundSaveWritesTheSnapshotNotTheLiveWeights) {
   torch::nn::Linear weights(3, 2);
   checkpoint::load_state_dict(*weights, dir + "/model.pt");
   EXPECT_TRUE(torch::equal(weights->weight, saved_weight));
+}
+
+// A save's collectives tell the peer waits (a survivor's replica, lent in
+// them) whether the peers may lag: beginning a save makes the other ranks
+// wait for rank 0's directory; the commit once every file is written waits
+// for the peers' arrival only; finishing one whose files may be in writing
+// makes the other ranks, not rank 0 (this one), wait for rank 0's files.
+TEST_F(Checkpoints, BackgroundSaveTellsItsWaitsWhetherThePeersMayLag) {
+  struct Waits : launch::PeerWaits {
+    std::vector<bool> lags;
+    int open = 0;
+    void waiting(bool peers_may_lag) override {
+      lags.push_back(peers_may_lag);
+      ++open;
+    }
+    void done_waiting() override { --open; }
+  } waits;
+  const checkpoint::Checkpoints c(run());
+  checkpoint::BackgroundSave saver(c, ranks_, &waits);
+  saver.save(1, checkpoint::whole_checkpoint(*linear_, adam_, {{"step", 1}}), false);
+  EXPECT_EQ(waits.lags, (std::vector<bool>{false, true}))
+      << "finishing none (rank 0's broadcast), then beginning 1";
+  while (saver.writing()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  saver.commit();
+  EXPECT_EQ(waits.lags, (std::vector<bool>{false, true, false})) << "the commit once written";
+  saver.save(2, checkpoint::whole_checkpoint(*linear_, adam_, {{"step", 2}}), false);
+  saver.finish();
+  EXPECT_EQ(waits.lags, (std::vector<bool>{false, true, false, false, true, false, false}))
+      << "finishing 1 (its broadcast), beginning 2, then finishing 2 on rank 0: its gathers "
+         "and its broadcast";
+  EXPECT_EQ(waits.open, 0);
+  EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000002");
 }
 
 // Saves one after the other: each waits for the one before, reuses its host

@@ -67,7 +67,7 @@ TEST_F(SurvivorSaveTest, APeerIsLostAfterASignalAndAWaitThatLasts) {
   const checkpoint::Checkpoints checkpoints(run_.string());
   train::SurvivorSave::Holding holding(save, replica(checkpoints));
 
-  save.waiting();
+  save.waiting(false);
   const auto t = Clock::now();
   EXPECT_EQ(save.peer_lost(t + std::chrono::seconds(60)), "") << "no signal yet";
   save.done_waiting();
@@ -76,7 +76,7 @@ TEST_F(SurvivorSaveTest, APeerIsLostAfterASignalAndAWaitThatLasts) {
   EXPECT_EQ(save.peer_lost(Clock::now()), "") << "not waiting for its peers";
   const auto signal_seen = Clock::now();
   EXPECT_EQ(save.peer_lost(signal_seen), "");  // seen (again) now
-  save.waiting();                              // began after the signal: counted from here
+  save.waiting(false);                         // began after the signal: counted from here
   const auto began = Clock::now();
   EXPECT_EQ(save.peer_lost(began + milliseconds(2900)), "");
   const std::string why = save.peer_lost(began + milliseconds(3100));
@@ -86,7 +86,7 @@ TEST_F(SurvivorSaveTest, APeerIsLostAfterASignalAndAWaitThatLasts) {
       << why;
   save.done_waiting();
   EXPECT_EQ(save.peer_lost(began + std::chrono::seconds(20)), "") << "no longer waiting";
-  save.waiting();
+  save.waiting(false);
   EXPECT_EQ(save.peer_lost(began + std::chrono::seconds(40)), "")
       << "a SIGCONT counts for 30 s (a job suspended and resumed is not ended for a long wait)";
   save.done_waiting();
@@ -105,14 +105,13 @@ TEST_F(SurvivorSaveTest, AWaitForLaggingPeersLendsTheReplicaButNoSignalEndsIt) {
   EXPECT_EQ(save.peer_lost(Clock::now()), "");  // seen
   // Never ended here: after a save the training thread's wait never returns
   // (the process exits; done_waiting() would block this test for good).
-  auto* waiting = new train::SurvivorSave::WaitingForLaggingPeers(save);
+  save.waiting(/*peers_may_lag=*/true);
   const auto began = Clock::now();
   EXPECT_EQ(save.peer_lost(began + std::chrono::seconds(10)), "")
       << "a signal during a wait for lagging peers ended the job";
   std::thread watchdog([&] { save.save(); });  // its timeout, or the communicator's error
   watchdog.join();
   EXPECT_EQ(writes_, 1) << "the replica was not lent during the wait";
-  static_cast<void>(waiting);  // left open, as the training thread's would be
 }
 
 TEST_F(SurvivorSaveTest, AWaitForPeersAfterTheLaggingOneCountsAgain) {
@@ -121,8 +120,9 @@ TEST_F(SurvivorSaveTest, AWaitForPeersAfterTheLaggingOneCountsAgain) {
   train::SurvivorSave::Holding holding(save, replica(checkpoints));
   std::raise(SIGCONT);
   EXPECT_EQ(save.peer_lost(Clock::now()), "");
-  { const train::SurvivorSave::WaitingForLaggingPeers waiting(save); }
-  save.waiting();
+  save.waiting(/*peers_may_lag=*/true);
+  save.done_waiting();
+  save.waiting(false);
   EXPECT_NE(save.peer_lost(Clock::now() + std::chrono::seconds(4)), "")
       << "a step's collective after the lagging wait no longer counts as one";
   save.done_waiting();
@@ -133,7 +133,7 @@ TEST_F(SurvivorSaveTest, TheFirstSurvivorToClaimWritesAndTheOthersNameIt) {
   {
     train::SurvivorSave save(2, 3, signals_);
     train::SurvivorSave::Holding holding(save, replica(checkpoints));
-    save.waiting();  // the training thread in a collective: the replica can be had
+    save.waiting(false);  // the training thread in a collective: the replica can be had
     save.save();
     EXPECT_EQ(writes_, 1);
     const std::string claim = read(run_ / "checkpoints" / ".survivor");
@@ -143,7 +143,7 @@ TEST_F(SurvivorSaveTest, TheFirstSurvivorToClaimWritesAndTheOthersNameIt) {
   {
     train::SurvivorSave other(3, 3, signals_);
     train::SurvivorSave::Holding holding(other, replica(checkpoints));
-    other.waiting();
+    other.waiting(false);
     other.save();
     EXPECT_EQ(writes_, 1) << "a second survivor wrote too";
   }
@@ -156,7 +156,7 @@ TEST_F(SurvivorSaveTest, NoWriteWhereALaterStepIsSavedOrTheReplicaIsNotWhole) {
   {
     train::SurvivorSave save(0, 3, signals_);
     train::SurvivorSave::Holding holding(save, replica(checkpoints));
-    save.waiting();
+    save.waiting(false);
     save.save();
     EXPECT_EQ(writes_, 0) << "step 9 is saved: step 7 must not become latest";
   }
@@ -187,7 +187,7 @@ TEST_F(SurvivorSaveTest, NoWriteWhereALaterStepIsSavedOrTheReplicaIsNotWhole) {
     // Validation's scope: its waits lend nothing either.
     {
       const train::SurvivorSave::Keeping keeping(busy);
-      busy.waiting();
+      busy.waiting(false);
       std::thread validating([&] { busy.save(); });
       validating.join();
       busy.done_waiting();
@@ -208,7 +208,7 @@ TEST_F(SurvivorSaveTest, SignalsDuringTheWriteDoNotEndIt) {
                written = true;
                return std::string("written");
              }});
-  save.waiting();
+  save.waiting(false);
   save.save();
   EXPECT_TRUE(written) << "the process lives on: the write was not cut short";
 }
@@ -218,7 +218,7 @@ TEST_F(SurvivorSaveTest, TheFirstSaveMakesTheCheckpointsDirectory) {
   const checkpoint::Checkpoints checkpoints(run_.string());
   train::SurvivorSave save(1, 3, signals_);
   train::SurvivorSave::Holding holding(save, replica(checkpoints));
-  save.waiting();
+  save.waiting(false);
   save.save();
   EXPECT_EQ(writes_, 1);
   EXPECT_TRUE(fs::exists(run_ / "checkpoints" / ".survivor"));
@@ -226,9 +226,9 @@ TEST_F(SurvivorSaveTest, TheFirstSaveMakesTheCheckpointsDirectory) {
 
 // The waits RecordedCommunicator reports: its blocking calls and wait(), not
 // the start of a non-blocking collective or its test().
-class CountingWaits : public distributed::PeerWaits {
+class CountingWaits : public launch::PeerWaits {
  public:
-  void waiting() override { ++begun; }
+  void waiting(bool) override { ++begun; }
   void done_waiting() override { ++ended; }
   int begun = 0, ended = 0;
 };

@@ -54,6 +54,7 @@ void BackgroundSave::save(int64_t step, const CheckpointPart& part, bool best) {
 
 void BackgroundSave::begin(int64_t step) {
   finish();
+  const launch::WaitingForPeers waiting(peer_waits_, /*peers_may_lag=*/true);
   launch::on_main(ranks_, [&] { tmp_ = checkpoints_.begin_save(step); });
   tmp_ = ranks_.broadcast(tmp_);
   step_ = step;
@@ -82,11 +83,17 @@ bool BackgroundSave::failed() const {
          (ready(committing_) && !committing_.get().empty());
 }
 
-void BackgroundSave::commit() {
+void BackgroundSave::commit() { gather_and_commit(/*peers_may_lag=*/false); }
+
+void BackgroundSave::gather_and_commit(bool peers_may_lag) {
   awaiting_commit_ = false;
   const Written& mine = writing_.get();
-  const std::vector<std::string> errors = ranks_.gather(mine.error);
-  const std::vector<std::string> sums = ranks_.gather(mine.sums);
+  std::vector<std::string> errors, sums;
+  {
+    const launch::WaitingForPeers waiting(peer_waits_, peers_may_lag);
+    errors = ranks_.gather(mine.error);
+    sums = ranks_.gather(mine.sums);
+  }
   if (!ranks_.is_main()) return;
   for (size_t r = 0; r < errors.size(); ++r)
     if (!errors[r].empty()) {
@@ -112,12 +119,16 @@ void BackgroundSave::commit() {
 }
 
 void BackgroundSave::finish() {
-  if (awaiting_commit_) commit();
+  const bool others_wait_for_rank_0 = !ranks_.is_main();
+  if (awaiting_commit_) gather_and_commit(others_wait_for_rank_0);
   std::string failure;
   if (committing_.valid()) failure = committing_.get();
   committing_ = {};
   writing_ = {};
-  failure = ranks_.broadcast(failure);
+  {
+    const launch::WaitingForPeers waiting(peer_waits_, others_wait_for_rank_0);
+    failure = ranks_.broadcast(failure);
+  }
   if (!failure.empty()) throw std::runtime_error(failure);
 }
 

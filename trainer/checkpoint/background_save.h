@@ -24,11 +24,20 @@
 // destructor waits for this rank's thread (a failure then is logged, as
 // the caller is failing already; the uncommitted directory is a dot-named
 // leftover that the next start removes).
+//
+// Its collectives tell `peer_waits` (a survivor's replica, lent while the
+// training thread waits in them: train/survivor_save.h) whether the peers
+// may lag: the commit that commit() makes, once the ranks agreed that every
+// file is written, waits for their arrival only; beginning a save, and
+// finishing one whose files may be in writing, make the other ranks wait
+// for rank 0's file system (where the update is not sharded, rank 0 writes
+// every file and the others none).
 #pragma once
 #include <chrono>
 #include <future>
 #include <string>
 
+#include "launch/peer_waits.h"
 #include "launch/ranks.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/snapshot.h"
@@ -37,8 +46,10 @@ namespace checkpoint {
 
 class BackgroundSave {
  public:
-  BackgroundSave(const Checkpoints& checkpoints, const launch::Ranks& ranks)
-      : checkpoints_(checkpoints), ranks_(ranks) {}
+  // `peer_waits` may be null.
+  BackgroundSave(const Checkpoints& checkpoints, const launch::Ranks& ranks,
+                 launch::PeerWaits* peer_waits = nullptr)
+      : checkpoints_(checkpoints), ranks_(ranks), peer_waits_(peer_waits) {}
   ~BackgroundSave();
 
   void save(int64_t step, const CheckpointPart& part, bool best);
@@ -58,9 +69,11 @@ class BackgroundSave {
     std::string sums;   // SHA256SUMS lines of this rank's files
     std::string error;  // or why they could not be written
   };
+  void gather_and_commit(bool peers_may_lag);
 
   const Checkpoints& checkpoints_;
   const launch::Ranks& ranks_;
+  launch::PeerWaits* const peer_waits_;
   Snapshot snapshot_;  // read by the write in flight, refilled once it is done
   std::string tmp_;    // the save's temporary directory, rank 0's choice
   int64_t step_ = -1;  // the save begun

@@ -10,7 +10,7 @@ int64_t bytes_of(const torch::Tensor& t) {
 
 class RecordedWork : public Work {
  public:
-  RecordedWork(std::unique_ptr<Work> inner, FlightRecorder& recorder, PeerWaits* waits,
+  RecordedWork(std::unique_ptr<Work> inner, FlightRecorder& recorder, launch::PeerWaits* waits,
                uint64_t seq, FlightRecorder::State on_wait)
       : inner_(std::move(inner)),
         recorder_(recorder),
@@ -24,7 +24,7 @@ class RecordedWork : public Work {
   }
   void wait() override {
     {
-      WaitingForPeers waiting(waits_);
+      launch::WaitingForPeers waiting(waits_);
       inner_->wait();
     }
     recorder_.finish(seq_, on_wait_);
@@ -33,7 +33,7 @@ class RecordedWork : public Work {
  private:
   std::unique_ptr<Work> inner_;
   FlightRecorder& recorder_;
-  PeerWaits* const waits_;
+  launch::PeerWaits* const waits_;
   const uint64_t seq_;
   const FlightRecorder::State on_wait_;
 };
@@ -44,7 +44,7 @@ template <typename Call>
 void RecordedCommunicator::blocking(const char* op, int64_t bytes, Call&& call) {
   const uint64_t seq = recorder_.start(op, bytes);
   {
-    WaitingForPeers waiting(waits_);
+    launch::WaitingForPeers waiting(waits_);
     call();
   }
   recorder_.finish(seq, returned());

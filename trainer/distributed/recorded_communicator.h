@@ -5,18 +5,18 @@
 // device has been told to wait (NCCL), until a later collective is seen done
 // (one stream runs them in order). What the ring shows is what this rank's
 // host knows. Where the host waits for its peers (a blocking call, wait()),
-// it tells `waits` (peer_waits.h), if given.
+// it tells `waits` (launch/peer_waits.h), if given.
 #pragma once
+#include "launch/peer_waits.h"
 #include "trainer/distributed/communicator.h"
 #include "trainer/distributed/flight_recorder.h"
-#include "trainer/distributed/peer_waits.h"
 
 namespace distributed {
 
 class RecordedCommunicator : public Communicator {
  public:
   RecordedCommunicator(std::unique_ptr<Communicator> inner, FlightRecorder& recorder,
-                       PeerWaits* waits = nullptr)
+                       launch::PeerWaits* waits = nullptr)
       : inner_(std::move(inner)), recorder_(recorder), waits_(waits) {}
   int rank() const override { return inner_->rank(); }
   int world_size() const override { return inner_->world_size(); }
@@ -48,7 +48,7 @@ class RecordedCommunicator : public Communicator {
 
   std::unique_ptr<Communicator> inner_;
   FlightRecorder& recorder_;
-  PeerWaits* const waits_;  // may be null
+  launch::PeerWaits* const waits_;  // may be null
 };
 
 }  // namespace distributed

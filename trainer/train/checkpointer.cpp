@@ -21,7 +21,7 @@ Checkpointer::Checkpointer(const checkpoint::Checkpoints& checkpoints, const lau
       ranks_(ranks),
       lr_(options.lr),
       schedule_(options.every_steps, options.every_minutes, options.start),
-      saver_(checkpoints, ranks),
+      saver_(checkpoints, ranks, &survivor),
       last_saved_step_(last_saved_step),
       model_(model),
       rank_part_(std::move(rank_part)),
@@ -34,16 +34,10 @@ bool Checkpointer::clock_due(Clock::time_point now) const {
   return ranks_.is_main() && schedule_.clock_due(now);
 }
 
-// The training thread waits for its peers in a save's collectives too, its
-// replica unchanged (the last step applied, its collectives returned): a
-// survivor may save it (survivor_save.h), as in a step's collectives.
 void Checkpointer::in_flight(int64_t step) {
   if (outcomes_.agreed().checkpoint_failed) finish_writing(step);  // throws on every rank
   if (saver_.awaiting_commit() && !outcomes_.agreed().checkpoint_writing) {
-    // Every rank's files are written (agreed in this step's collectives):
-    // the commit's gathers wait only for the peers to come this far.
     watchdog_.beat(step, "checkpoint commit");
-    const distributed::WaitingForPeers waiting(&survivor_);
     saver_.commit();
   }
 }
@@ -59,6 +53,7 @@ bool Checkpointer::after_step(checkpoint::TrainState& state) {
 void Checkpointer::save_best(checkpoint::TrainState& state) { save(state, /*best=*/true); }
 
 void Checkpointer::finish(checkpoint::TrainState& state) {
+  const SurvivorSave::Keeping keeping(survivor_);  // the last checkpoint: of the replica's step
   outcomes_.settle();
   if (last_saved_step_ != state.step) write(state, /*best=*/false);
   finish_writing(state.step);
@@ -73,7 +68,8 @@ void Checkpointer::save(checkpoint::TrainState& state, bool best) {
     if (!saved) write(state, best);
     return;
   }
-  // The stop's own checkpoint is of this step: no survivor writes it beside.
+  // The stop's own checkpoint is of the replica's step: no survivor writes
+  // it beside (BackgroundSave lends the replica in its collectives).
   const SurvivorSave::Keeping keeping(survivor_);
   signals_.begin_save();
   try {
@@ -103,11 +99,7 @@ void Checkpointer::write(checkpoint::TrainState& state, bool best) {
   refuse_diverged(state.step);
   const checkpoint::CheckpointPart part = rank_part_(state);
   const auto begin = Clock::now();
-  {
-    // Its collectives wait for rank 0's file system (the save's directory).
-    const SurvivorSave::WaitingForLaggingPeers waiting(survivor_);
-    saver_.begin(state.step);
-  }
+  saver_.begin(state.step);
   saver_.write(part, best);
   logging::info("checkpoint of step {}: snapshot in {:.2f} s, written beside training", state.step,
                 base::seconds_since(begin));
@@ -121,8 +113,6 @@ void Checkpointer::write(checkpoint::TrainState& state, bool best) {
 // directory and the rank, the previous checkpoint still the `latest`.
 void Checkpointer::finish_writing(int64_t step) {
   watchdog_.beat(step, "checkpoint write");
-  // Its files may still be in writing, rank 0's far longer than the others'.
-  const SurvivorSave::WaitingForLaggingPeers waiting(survivor_);
   saver_.finish();
 }
 

@@ -86,7 +86,7 @@ class Checkpointer {
   StepOutcomes& outcomes_;
   Watchdog& watchdog_;
   PreemptionSignals& signals_;
-  SurvivorSave& survivor_;  // lent the replica while the saves wait for the peers
+  SurvivorSave& survivor_;  // lent the replica in the saves' collectives (saver_)
 };
 
 }  // namespace train

@@ -76,24 +76,11 @@ SurvivorSave::Keeping::~Keeping() {
   if (save_.is_holder()) --save_.keeping_;
 }
 
-SurvivorSave::WaitingForLaggingPeers::WaitingForLaggingPeers(SurvivorSave& save) : save_(save) {
-  save_.waiting();
-  std::lock_guard<std::mutex> lock(save_.mutex_);
-  save_.peers_may_lag_ = true;
-}
-
-SurvivorSave::WaitingForLaggingPeers::~WaitingForLaggingPeers() {
-  {
-    std::lock_guard<std::mutex> lock(save_.mutex_);
-    save_.peers_may_lag_ = false;
-  }
-  save_.done_waiting();
-}
-
-void SurvivorSave::waiting() {
+void SurvivorSave::waiting(bool peers_may_lag) {
   if (!is_holder() || keeping_ > 0) return;  // another thread's wait, or the replica kept
   std::lock_guard<std::mutex> lock(mutex_);
   waiting_since_ = ticks(Clock::now());
+  peers_may_lag_ = peers_may_lag;
   state_ = kLent;
 }
 
@@ -103,6 +90,7 @@ void SurvivorSave::done_waiting() {
   taken_.wait(lock, [this] { return state_ != kTaken; });  // for good: the process exits
   state_ = kHeld;
   waiting_since_ = 0;
+  peers_may_lag_ = false;
 }
 
 std::string SurvivorSave::peer_lost(Clock::time_point now) {

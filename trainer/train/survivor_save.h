@@ -11,19 +11,21 @@
 // (whether the lost rank applied it too does not matter: the survivor did).
 // The survivors need no collective to know it: each knows its own step.
 //
-// The training thread holds the replica for the loop's duration (Holding)
-// and lends it only while it waits for its peers (PeerWaits:
-// distributed/recorded_communicator.h tells it), but in a Keeping scope. When the job ends for a
-// lost peer — the watchdog's timeout, a communicator's error, or a signal that the launcher is
-// ending the job (CONT, TERM: mpirun's or srun's after a rank died) while the training thread waits
-// for its peers and still waits dist.peer_lost_after_s later — the watchdog calls save(): it takes
-// the replica (only from a training thread that waits for its peers), chooses the writer without a
-// collective (the first survivor to create <checkpoints>/.survivor, O_EXCL;
-// the others name it and exit), and the writer saves as every checkpoint is
-// saved (checkpoint.h: under a temporary name, renamed, `latest` moved last;
-// a second failure meanwhile leaves the previous `latest`; a second TERM or
-// USR1 meanwhile is held, as during every checkpoint write). It never lends the
-// replica back: the training thread waits in done_waiting() until the exit.
+// The training thread holds the replica for the loop's duration (Holding) and
+// lends it only while it waits for its peers (launch/peer_waits.h:
+// RecordedCommunicator and checkpoint::BackgroundSave tell it), but in a
+// Keeping scope. When the job ends for a lost peer — the watchdog's timeout, a
+// communicator's error, or a signal that the launcher is ending the job (CONT,
+// TERM: mpirun's or srun's after a rank died) while the training thread waits
+// for its peers and still waits dist.peer_lost_after_s later — the watchdog
+// calls save(): it takes the replica (only from a training thread that waits
+// for its peers), chooses the writer without a collective (the first survivor
+// to create <checkpoints>/.survivor, O_EXCL; the others name it and exit), and
+// the writer saves as every checkpoint is saved (checkpoint.h: under a
+// temporary name, renamed, `latest` moved last; a second failure meanwhile
+// leaves the previous `latest`; a second TERM or USR1 meanwhile is held, as
+// during every checkpoint write). It never lends the replica back: the training
+// thread waits in done_waiting() until the exit.
 //
 // Not available, and said at the failure, where a survivor does not hold
 // everything the step left: a sharded update (each rank keeps its shard of
@@ -40,13 +42,13 @@
 #include <string>
 #include <thread>
 
+#include "launch/peer_waits.h"
 #include "trainer/checkpoint/checkpoint.h"
-#include "trainer/distributed/peer_waits.h"
 #include "trainer/train/preemption.h"
 
 namespace train {
 
-class SurvivorSave : public distributed::PeerWaits {
+class SurvivorSave : public launch::PeerWaits {
  public:
   using Clock = std::chrono::steady_clock;
   // The replica: its step, and its checkpoint saved in `checkpoints`
@@ -91,26 +93,15 @@ class SurvivorSave : public distributed::PeerWaits {
    private:
     SurvivorSave& save_;
   };
-  // The training thread's, around a wait for its peers where they may lag
-  // far behind it without being lost (finishing a checkpoint: rank 0 writes
-  // every file, the other ranks wait for it): the replica is lent as in
-  // waiting(), for a save that the watchdog's timeout or the communicator's
-  // error begins, but a signal heard meanwhile does not mean a lost peer.
-  class WaitingForLaggingPeers {
-   public:
-    explicit WaitingForLaggingPeers(SurvivorSave& save);
-    ~WaitingForLaggingPeers();
-    WaitingForLaggingPeers(const WaitingForLaggingPeers&) = delete;
-    WaitingForLaggingPeers& operator=(const WaitingForLaggingPeers&) = delete;
-
-   private:
-    SurvivorSave& save_;
-  };
   // Why this rank cannot save the replica (a sharded update, a GPU), said
   // when a peer is lost; instead of Holding.
   void unavailable(std::string why) { unavailable_ = std::move(why); }
 
-  void waiting() override;
+  // A signal does not make a wait for lagging peers a lost peer (a
+  // preemption's TERM while rank 0 writes a checkpoint); the replica is lent
+  // all the same, for a save that the watchdog's timeout or the
+  // communicator's error begins.
+  void waiting(bool peers_may_lag) override;
   void done_waiting() override;
 
   // The watchdog, about once a second: why a peer is taken as lost (a
@@ -140,7 +131,7 @@ class SurvivorSave : public distributed::PeerWaits {
   State state_ = kNone;
   Replica replica_;
   int64_t waiting_since_ = 0;              // Clock ticks the wait began (kLent)
-  bool peers_may_lag_ = false;             // in a WaitingForLaggingPeers scope
+  bool peers_may_lag_ = false;             // of the wait (kLent)
   std::atomic<std::thread::id> holder_{};  // the training thread, while Holding lives
   int keeping_ = 0;                        // Keeping scopes open (the training thread's)
   int64_t continued_seen_ = 0;             // the watchdog's: Clock ticks it saw a SIGCONT

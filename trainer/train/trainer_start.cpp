@@ -5,6 +5,7 @@
 #include "trainer/train/trainer.h"
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -57,8 +58,11 @@ Trainer::Start Trainer::start_or_resume(const checkpoint::CheckpointChoice& resu
   });
   chosen = ranks_.broadcast(chosen);
   saved_text = ranks_.broadcast(saved_text);
-  // Rank 0's weights: loaded, or its initialisation on a fresh start.
-  distributed::broadcast_parameters(params_, *comm_);
+  // Rank 0's weights (and buffers, which load_state_dict fills too): loaded,
+  // or its initialisation on a fresh start.
+  std::vector<torch::Tensor> weights = params_;
+  for (const auto& buffer : model_.module().buffers()) weights.push_back(buffer);
+  distributed::broadcast_parameters(weights, *comm_);
   if (!chosen.empty()) {
     share_adam_state(adam_, params_, *comm_);
     const checkpoint::CheckpointState resumed =
