@@ -5,8 +5,10 @@
 # blow — SIGUSR1, SIGTERM, two SIGTERMs, SIGKILL, SIGSTOP (a hang the
 # watchdog must end), or the loss of a whole node (every process in its
 # namespaces SIGKILLed) — to a random rank or its node, then resumes with
-# --resume auto, until the run completes. Printed: trials, interruptions,
-# hangs (a job that did not end within 60 s), steps lost per interruption
+# --resume auto, until the run completes (each attempt once the last process
+# of the one before has ended, as a scheduler requeues). Printed: trials,
+# interruptions, hangs (a job, or a process of it, not ended within 60 s),
+# steps lost per interruption
 # (steps trained minus the step resumed from: 0 where a survivor saved the
 # last step every rank completed, docs/cluster.md "A lost node"), corrupt
 # checkpoints, and final parameters that differ from an uninterrupted run.
@@ -65,6 +67,15 @@ for trial in $(seq "$trials"); do
     fi
     wait "$job" || code=$?
     pkill -CONT -f "run.name $name( |$)" 2>/dev/null || true
+    # The job has ended once its last process has, as a scheduler sees it
+    # before it requeues: mpirun dies with its node (NODE on nodea) while
+    # the other node's survivor is still saving (its watchdog fires 3 s on).
+    for _ in $(seq 600); do pgrep -f "run.name $name( |$)" > /dev/null || break; sleep 0.1; done
+    if pgrep -f "run.name $name( |$)" > /dev/null; then
+      hangs=$((hangs + 1))
+      echo "HANG in $name attempt $attempt: processes left 60 s after the job ended"
+      pkill -KILL -f "run.name $name( |$)" || true
+    fi
     [ "$code" = 0 ] && break
     # Steps trained before the blow vs the checkpoint the next attempt resumes from.
     trained=$(tail -1 "runs/$name/metrics.jsonl" 2>/dev/null | sed 's/.*"step":\([0-9]*\).*/\1/' || true)
