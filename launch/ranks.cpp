@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace launch {
@@ -29,11 +30,18 @@ std::pair<int64_t, int64_t> Ranks::range(int64_t n) const {
 
 std::string Ranks::broadcast(const std::string& text) const {
   if (size_ == 1) return text;
-  int64_t length = static_cast<int64_t>(text.size());
-  MPI_Bcast(&length, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  const int64_t length = broadcast(static_cast<int64_t>(text.size()));
   std::string out = rank_ == 0 ? text : std::string(length, '\0');
-  MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
+  broadcast(out.data(), length);
   return out;
+}
+
+void Ranks::broadcast(void* data, int64_t bytes) const {
+  if (size_ == 1) return;
+  constexpr int64_t kPiece = int64_t{1} << 30;  // an int count; 1 GiB
+  for (int64_t at = 0; at < bytes; at += kPiece)
+    MPI_Bcast(static_cast<char*>(data) + at, static_cast<int>(std::min(kPiece, bytes - at)),
+              MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
 int64_t Ranks::broadcast(int64_t value) const {

@@ -7,6 +7,7 @@
 // rank order gives what one process would have written.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,9 @@ class Ranks {
   std::string broadcast(const std::string& text) const;
   // Collective. Rank 0's `value` on every rank.
   int64_t broadcast(int64_t value) const;
+  // Collective. Rank 0's `bytes` bytes at `data` into every rank's (of any
+  // size: sent in pieces that MPI's int counts can hold).
+  void broadcast(void* data, int64_t bytes) const;
   // Collective. Every rank's `text`, in rank order, on rank 0 (empty elsewhere).
   std::vector<std::string> gather(const std::string& text) const;
   // Collective. Every rank's `text`, in rank order, on every rank.
@@ -40,8 +44,9 @@ class Ranks {
 };
 
 // Runs `body` on every rank, then agrees: if it threw anywhere, it throws
-// everywhere — its own error on the rank that failed, a pointer to it on the
-// others — so that no rank waits forever in the next collective.
+// everywhere — its own error on a rank that failed, the first failed rank's
+// (named) on the others, since a job ended by an abort may lose the failed
+// rank's output — so that no rank waits forever in the next collective.
 template <typename Body>
 void together(const Ranks& ranks, Body&& body) {
   std::string error;
@@ -51,8 +56,11 @@ void together(const Ranks& ranks, Body&& body) {
     error = e.what();
   }
   if (!ranks.any(!error.empty())) return;
-  throw std::runtime_error(error.empty() ? "another rank failed (its error is logged above)"
-                                         : error);
+  const std::vector<std::string> errors = ranks.allgather(error);
+  if (!error.empty()) throw std::runtime_error(error);
+  for (size_t r = 0; r < errors.size(); ++r)
+    if (!errors[r].empty())
+      throw std::runtime_error("rank " + std::to_string(r) + " failed: " + errors[r]);
 }
 
 // together() for what rank 0 alone does: the other ranks wait for it, and

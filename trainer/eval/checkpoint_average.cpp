@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 #include "trainer/checkpoint/checkpoint.h"
@@ -45,6 +46,19 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir,
     throw std::runtime_error("checkpoint fails verification: " + why);
   }
   return chosen;
+}
+
+std::vector<std::string> select_checkpoints(const std::string& run_dir,
+                                            const checkpoint::CheckpointChoice& which,
+                                            int64_t average_last, const launch::Ranks& ranks) {
+  std::string chosen;  // each path ended by a NUL, the one byte no path holds (a newline can be)
+  launch::on_main(ranks, [&] {
+    for (const auto& dir : select_checkpoints(run_dir, which, average_last)) chosen += dir + '\0';
+  });
+  std::vector<std::string> checkpoints;
+  std::istringstream paths(ranks.broadcast(chosen));
+  for (std::string path; std::getline(paths, path, '\0');) checkpoints.push_back(path);
+  return checkpoints;
 }
 
 std::string removed_while_read(const std::string& checkpoint_dir) {

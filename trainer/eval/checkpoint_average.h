@@ -13,6 +13,7 @@
 
 #include <torch/torch.h>
 
+#include "launch/ranks.h"
 #include "trainer/checkpoint/checkpoint_choice.h"
 
 namespace eval {
@@ -23,6 +24,14 @@ namespace eval {
 std::vector<std::string> select_checkpoints(const std::string& run_dir,
                                             const checkpoint::CheckpointChoice& which,
                                             int64_t average_last);
+
+// Collective: select_checkpoints on rank 0 alone, its answer (or its error)
+// on every rank: one reader of the checksums for the whole job, and a run
+// still in training may prune between two ranks' looks, while all must score
+// the same weights.
+std::vector<std::string> select_checkpoints(const std::string& run_dir,
+                                            const checkpoint::CheckpointChoice& which,
+                                            int64_t average_last, const launch::Ranks& ranks);
 
 // The error for a checkpoint that a run still in training pruned while it
 // was read (rename-then-delete, checkpoint.h: gone, never half there).

@@ -1,8 +1,11 @@
 #include "trainer/eval/eval_model.h"
 
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
+#include "base/host_name.h"
+#include "base/text_format.h"
 #include "data_pipeline/make_tokenizer.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/train_state.h"
@@ -32,45 +35,98 @@ std::string dataset_dir(const std::string& run_dir, const std::string& data_dir)
   return dir;
 }
 
+namespace {
+
+// "name [shape] dtype" of each tensor share_weights sends, one a line.
+std::string weight_layout(const torch::nn::Module& model) {
+  std::ostringstream out;
+  for (const auto& named : {model.named_parameters(), model.named_buffers()})
+    for (const auto& w : named)
+      out << w.key() << ' ' << w.value().sizes() << ' ' << w.value().dtype() << '\n';
+  return out.str();
+}
+
+// Collective. Rank 0's parameters and buffers (on the CPU, contiguous: as
+// loaded) into every rank's model. Every rank built it from the run's
+// config.toml and the dataset's manifest as its node sees them; a node
+// whose copy differs is named, not sent mismatched sizes.
+void share_weights(torch::nn::Module& model, const launch::Ranks& ranks) {
+  const std::string mine = weight_layout(model);
+  const std::string main = ranks.broadcast(mine);
+  launch::together(ranks, [&] {
+    if (mine == main) return;
+    const auto lines = [](const std::string& text) {
+      std::vector<std::string> all;
+      std::istringstream in(text);
+      for (std::string line; std::getline(in, line);) all.push_back(line);
+      return all;
+    };
+    const std::vector<std::string> here = lines(mine), there = lines(main);
+    size_t i = 0;
+    while (i < here.size() && i < there.size() && here[i] == there[i]) ++i;
+    throw std::runtime_error(text::format(
+        "rank {} on {}: its model differs from rank 0's ({} here, {} on rank 0): the run's "
+        "config.toml or the dataset's manifest differs between the nodes' views",
+        ranks.rank(), base::host_name(), i < here.size() ? here[i] : "nothing",
+        i < there.size() ? there[i] : "nothing"));
+  });
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> weights = model.parameters();
+  for (const auto& buffer : model.buffers()) weights.push_back(buffer);
+  for (auto& w : weights) {
+    TORCH_CHECK(w.is_contiguous() && w.device().is_cpu(), "share_weights: a weight not in place");
+    ranks.broadcast(w.data_ptr(), static_cast<int64_t>(w.nbytes()));
+  }
+}
+
+}  // namespace
+
 EvalModel load_eval_model(const std::string& run_dir, const std::string& data_dir,
-                          const std::vector<std::string>& checkpoints,
+                          const std::vector<std::string>& checkpoints, const launch::Ranks& ranks,
                           const torch::Device& device) {
   EvalModel m;
-  m.cfg = config::read_run_config(run_dir + "/config.toml");
-  m.data_dir = dataset_dir(run_dir, data_dir);
-  m.manifest = data::read_manifest(m.data_dir);
-  m.tgt_tokenizer = data::load_dataset_tokenizer(m.manifest, m.data_dir, "tgt");
-  if (m.classification())
-    m.labels = data::LabelSet::load(fs::path(m.data_dir) / m.manifest.labels_file);
-  m.model = task::make_task_model(m.cfg, m.manifest);
+  launch::together(ranks, [&] {  // no rank left alone in the collectives below
+    m.cfg = config::read_run_config(run_dir + "/config.toml");
+    m.data_dir = dataset_dir(run_dir, data_dir);
+    m.manifest = data::read_manifest(m.data_dir);
+    m.tgt_tokenizer = data::load_dataset_tokenizer(m.manifest, m.data_dir, "tgt");
+    if (m.classification())
+      m.labels = data::LabelSet::load(fs::path(m.data_dir) / m.manifest.labels_file);
+    m.model = task::make_task_model(m.cfg, m.manifest);
+  });
   const auto if_pruned = [&checkpoints] {  // a run in training may prune what is read
     for (const auto& dir : checkpoints)
       if (!fs::exists(dir)) throw std::runtime_error(removed_while_read(dir));
   };
-  try {
-    load_averaged(m.model.module(), checkpoints);
-  } catch (const std::exception& e) {
-    if_pruned();
-    throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
-                             m.data_dir + "?)");
-  }
+  launch::on_main(ranks, [&] {
+    try {
+      load_averaged(m.model.module(), checkpoints);
+    } catch (const std::exception& e) {
+      if_pruned();
+      throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
+                               m.data_dir + "?)");
+    }
+    try {
+      const checkpoint::TrainState newest =
+          checkpoint::CheckpointState::from_json(
+              checkpoint::read_checkpoint_state(checkpoints.back()))
+              .train;
+      m.step = newest.step;
+      m.examples_ledger = newest.ledger;
+    } catch (const std::exception&) {
+      if_pruned();
+      throw;
+    }
+  });
+  share_weights(m.model.module(), ranks);
+  m.step = ranks.broadcast(m.step);
+  m.examples_ledger = ranks.broadcast(m.examples_ledger);
   m.model.module().to(device);
   m.model.module().eval();
   if (device.is_cpu()) model::store_weights_transposed(m.model.module());
   m.objective = task::make_objective(m.model, m.manifest, m.cfg.optim.label_smoothing);
   m.device = device;
   m.checkpoints = checkpoints;
-  try {
-    const checkpoint::TrainState newest =
-        checkpoint::CheckpointState::from_json(
-            checkpoint::read_checkpoint_state(checkpoints.back()))
-            .train;
-    m.step = newest.step;
-    m.examples_ledger = newest.ledger;
-  } catch (const std::exception&) {
-    if_pruned();
-    throw;
-  }
   return m;
 }
 

@@ -11,6 +11,7 @@
 #include "data_pipeline/labels.h"
 #include "data_pipeline/manifest.h"
 #include "data_pipeline/tokenizer.h"
+#include "launch/ranks.h"
 #include "trainer/config/run_config.h"
 #include "trainer/task/objective.h"
 #include "trainer/task/task_model.h"
@@ -40,10 +41,13 @@ struct EvalModel {
 // The dataset a run is evaluated on: data_dir, or when empty the run's data.dir.
 std::string dataset_dir(const std::string& run_dir, const std::string& data_dir);
 
-// data_dir empty: the run's data.dir. A checkpoint whose tensors do not fit
-// the dataset's vocabulary is an error naming the tensor, the file and the dataset.
+// Collective. data_dir empty: the run's data.dir. Rank 0 alone reads the
+// checkpoints (a thousand ranks evaluating cost the shared file system one
+// reader, as at the trainer's resume); the others receive its weights by
+// broadcast. A checkpoint whose tensors do not fit the dataset's vocabulary
+// is an error naming the tensor, the file and the dataset, on every rank.
 EvalModel load_eval_model(const std::string& run_dir, const std::string& data_dir,
-                          const std::vector<std::string>& checkpoints,
+                          const std::vector<std::string>& checkpoints, const launch::Ranks& ranks,
                           const torch::Device& device = torch::kCPU);
 
 }  // namespace eval

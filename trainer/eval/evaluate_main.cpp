@@ -18,7 +18,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <thread>
 
 #include "base/logging.h"
@@ -92,21 +91,6 @@ void require_run_dir(const fs::path& dir, bool watch, double poll_s) {
   }
 }
 
-// rank 0 chooses the checkpoints for every rank: a run still in training may
-// prune between two ranks' looks, and all must score the same weights.
-std::vector<std::string> agreed_checkpoints(const eval::EvaluateOptions& o,
-                                            const launch::Ranks& ranks) {
-  std::string chosen;  // each path ended by a NUL, the one byte no path holds (a newline can be)
-  launch::on_main(ranks, [&] {
-    for (const auto& dir : eval::select_checkpoints(o.run_dir, o.checkpoint, o.average_last))
-      chosen += dir + '\0';
-  });
-  std::vector<std::string> checkpoints;
-  std::istringstream paths(ranks.broadcast(chosen));
-  for (std::string path; std::getline(paths, path, '\0');) checkpoints.push_back(path);
-  return checkpoints;
-}
-
 int run(const eval::EvaluateOptions& o, const launch::ProcessInfo& info) {
   require_run_dir(o.run_dir, o.watch, o.poll_s);
   const launch::Ranks ranks;
@@ -125,9 +109,9 @@ int run(const eval::EvaluateOptions& o, const launch::ProcessInfo& info) {
     eval::watch_run(watch, o.eval, ranks, info);
     return 0;
   }
-  const auto checkpoints = agreed_checkpoints(o, ranks);
+  const auto checkpoints = eval::select_checkpoints(o.run_dir, o.checkpoint, o.average_last, ranks);
   eval::EvalModel m =
-      eval::load_eval_model(o.run_dir, o.data_dir, checkpoints, eval_device(o, info, ranks));
+      eval::load_eval_model(o.run_dir, o.data_dir, checkpoints, ranks, eval_device(o, info, ranks));
   if (!o.save_weights.empty() && info.rank == 0) {
     checkpoint::save_state_dict(m.model.module(), o.save_weights);
     logging::info("weights of {} checkpoint(s) saved to {}", checkpoints.size(),

@@ -92,14 +92,16 @@ void watch_run(const WatchOptions& watch, EvalOptions options, const launch::Ran
       std::this_thread::sleep_for(std::chrono::duration<double>(watch.poll_s));
       continue;
     }
-    // Every rank loads the checkpoint; all go on only if all succeeded.
+    // Rank 0 verifies and reads the checkpoint, the others receive its
+    // weights; all go on only if all succeeded.
     std::optional<EvalModel> m;
     std::string error;
     try {
       m = load_eval_model(
           watch.run_dir, watch.data_dir,
-          select_checkpoints(watch.run_dir, checkpoint::CheckpointChoice::directory(action), 1),
-          watch.device);
+          select_checkpoints(watch.run_dir, checkpoint::CheckpointChoice::directory(action), 1,
+                             ranks),
+          ranks, watch.device);
     } catch (const std::exception& e) {
       error = e.what();
     }
