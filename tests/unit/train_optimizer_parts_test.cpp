@@ -6,12 +6,14 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/unit/checkpoint_test.h"
 #include "tests/unit/error_message.h"
 #include "tests/unit/run_command.h"
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/checkpoint_files.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 
@@ -100,6 +102,34 @@ TEST_F(OptimizerParts, RanksWriteTheirPartsAndRankZeroCommits) {
     EXPECT_TRUE(torch::equal(s.exp_avg_sq().reshape({-1}), moment(p.key(), true))) << p.key();
     EXPECT_TRUE(s.exp_avg().sizes().equals(p.value().sizes())) << p.key();
   }
+
+  // Through the checkpoint's files, checked as they are read: the same
+  // state; a part that no longer matches its SHA256SUMS entry is refused
+  // before the optimizer's state changes.
+  torch::optim::Adam verified(weights->parameters(), torch::optim::AdamOptions(1e-3));
+  checkpoint::load_optimizer_state(verified, *weights, checkpoint::CheckpointFiles(dir));
+  ASSERT_EQ(verified.state().size(), 2u);
+  for (const auto& p : weights->named_parameters())
+    EXPECT_TRUE(torch::equal(static_cast<torch::optim::AdamParamState&>(
+                                 *verified.state().at(checkpoint::adam_state_key(p.value())))
+                                 .exp_avg()
+                                 .reshape({-1}),
+                             moment(p.key(), false)))
+        << p.key();
+  for (auto& entry : adam.state())
+    static_cast<torch::optim::AdamParamState&>(*entry.second).exp_avg().zero_();
+  std::ofstream(dir + "/" + checkpoint::optimizer_part_name(1, 2), std::ios::app) << "x";
+  const std::string error = error_of(
+      [&] { checkpoint::load_optimizer_state(adam, *weights, checkpoint::CheckpointFiles(dir)); });
+  expect_mentions(error, {checkpoint::optimizer_part_name(1, 2), "does not match"});
+  ASSERT_EQ(adam.state().size(), 2u);
+  for (auto& entry : adam.state())
+    EXPECT_EQ(static_cast<torch::optim::AdamParamState&>(*entry.second)
+                  .exp_avg()
+                  .count_nonzero()
+                  .item<int64_t>(),
+              0)
+        << "the state before the load that failed, kept";
 }
 
 // Parts that do not make the whole: a missing part, a gap, an overlap, a

@@ -169,6 +169,13 @@ class ChooseCheckpoint : public test_util::TempDirTest {
                               checkpoint::whole_checkpoint(*linear, adam, {{"step", step}}));
     return checkpoints().save(snapshot);
   }
+  // The checkpoint resume_from loads, every file of it read (as the
+  // trainer's load reads them all), "" for a fresh start.
+  std::string choose(const checkpoint::CheckpointChoice& resume) const {
+    return train::resume_from(checkpoints(), resume, [](const checkpoint::CheckpointFiles& files) {
+      for (const auto& name : files.listed()) files.read(name);
+    });
+  }
   // Damages a checkpoint: model.pt no longer matches its digest.
   static void damage(const std::string& dir) {
     std::ofstream(fs::path(dir) / "model.pt", std::ios::app) << "x";
@@ -177,47 +184,36 @@ class ChooseCheckpoint : public test_util::TempDirTest {
 
 TEST_F(ChooseCheckpoint, NoneIsAFreshStart) {
   save(2);
-  EXPECT_EQ(train::choose_checkpoint(checkpoints(), checkpoint::CheckpointChoice::parse("none")),
-            "");
+  EXPECT_EQ(choose(checkpoint::CheckpointChoice::parse("none")), "");
 }
 
 TEST_F(ChooseCheckpoint, LatestWithoutCheckpointsIsAFreshStart) {
-  EXPECT_EQ(train::choose_checkpoint(checkpoints(), checkpoint::CheckpointChoice::parse("latest")),
-            "");
-  EXPECT_EQ(train::choose_checkpoint(checkpoints(), checkpoint::CheckpointChoice::parse("auto")),
-            "")
-      << "latest's former name";
+  EXPECT_EQ(choose(checkpoint::CheckpointChoice::parse("latest")), "");
+  EXPECT_EQ(choose(checkpoint::CheckpointChoice::parse("auto")), "") << "latest's former name";
 }
 
 TEST_F(ChooseCheckpoint, BestIsTheMarkedOneAndMustExist) {
-  expect_mentions(error_of([&] {
-                    train::choose_checkpoint(checkpoints(),
-                                             checkpoint::CheckpointChoice::parse("best"));
-                  }),
+  expect_mentions(error_of([&] { choose(checkpoint::CheckpointChoice::parse("best")); }),
                   {"--resume best", "checkpoints/best"});
   const std::string two = save(2);
   save(4);
   checkpoints().mark_best(two);
-  EXPECT_EQ(train::choose_checkpoint(checkpoints(), checkpoint::CheckpointChoice::parse("best")),
-            two);
+  EXPECT_EQ(choose(checkpoint::CheckpointChoice::parse("best")), two);
 }
 
 TEST_F(ChooseCheckpoint, AutoTakesTheNewestThatVerifiesAndWarnsAboutTheOthers) {
   const std::string two = save(2), four = save(4), six = save(6);
-  EXPECT_EQ(train::choose_checkpoint(checkpoints(), checkpoint::CheckpointChoice::parse("latest")),
-            six);
+  EXPECT_EQ(choose(checkpoint::CheckpointChoice::parse("latest")), six);
   damage(six);
   std::string chosen;
-  const std::string log = logged_by([&] {
-    chosen = train::choose_checkpoint(checkpoints(), checkpoint::CheckpointChoice::parse("auto"));
-  });
+  const std::string log =
+      logged_by([&] { chosen = choose(checkpoint::CheckpointChoice::parse("auto")); });
   EXPECT_EQ(chosen, four);
   expect_mentions(log, {"skipping checkpoint " + six, "model.pt does not match"});
   damage(four);
   damage(two);
-  const std::string none_left = logged_by([&] {
-    chosen = train::choose_checkpoint(checkpoints(), checkpoint::CheckpointChoice::parse("auto"));
-  });
+  const std::string none_left =
+      logged_by([&] { chosen = choose(checkpoint::CheckpointChoice::parse("auto")); });
   EXPECT_EQ(chosen, "") << "no intact checkpoint: a fresh start";
   expect_mentions(none_left, {"skipping checkpoint " + two, "skipping checkpoint " + four});
 }
@@ -225,26 +221,16 @@ TEST_F(ChooseCheckpoint, AutoTakesTheNewestThatVerifiesAndWarnsAboutTheOthers) {
 TEST_F(ChooseCheckpoint, ANamedCheckpointMustVerify) {
   const std::string two = save(2);
   save(4);
-  EXPECT_EQ(train::choose_checkpoint(checkpoints(), checkpoint::CheckpointChoice::parse(two)), two)
-      << "a named one, not the newest";
+  EXPECT_EQ(choose(checkpoint::CheckpointChoice::parse(two)), two) << "a named one, not the newest";
   damage(two);
-  expect_mentions(error_of([&] {
-                    train::choose_checkpoint(checkpoints(),
-                                             checkpoint::CheckpointChoice::parse(two));
-                  }),
+  expect_mentions(error_of([&] { choose(checkpoint::CheckpointChoice::parse(two)); }),
                   {"--resume " + two + ": checkpoint " + two + " fails verification",
                    "model.pt does not match"});
   const std::string missing = (dir_ / "run" / "checkpoints" / "step_00000009").string();
-  expect_mentions(error_of([&] {
-                    train::choose_checkpoint(checkpoints(),
-                                             checkpoint::CheckpointChoice::parse(missing));
-                  }),
+  expect_mentions(error_of([&] { choose(checkpoint::CheckpointChoice::parse(missing)); }),
                   {"--resume " + missing, "does not exist"});
   const std::string file = two + "/model.pt";
-  expect_mentions(error_of([&] {
-                    train::choose_checkpoint(checkpoints(),
-                                             checkpoint::CheckpointChoice::parse(file));
-                  }),
+  expect_mentions(error_of([&] { choose(checkpoint::CheckpointChoice::parse(file)); }),
                   {"--resume " + file, "is a file, not a checkpoint directory"});
 }
 

@@ -18,6 +18,7 @@
 #include "base/logging.h"
 #include "base/utc_time.h"
 #include "data_pipeline/sha256.h"
+#include "trainer/checkpoint/checkpoint_files.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 
@@ -293,63 +294,23 @@ std::string Checkpoints::resolve(const CheckpointChoice& choice) const {
 // be pruned by its still-training run while it is read here (renamed away,
 // then removed), and the caller tells that case by the directory having gone.
 bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
-  std::ifstream sums(fs::path(checkpoint_dir) / "SHA256SUMS");
-  if (!sums) {
-    *why = checkpoint_dir + "/SHA256SUMS is missing";
-    return false;
-  }
-  std::string hash, file;
-  std::vector<std::string> listed;
-  while (sums >> hash >> file) {
-    const fs::path path = fs::path(checkpoint_dir) / file;
-    if (!fs::exists(path)) {
-      *why = path.string() + " is missing";
-      return false;
-    }
-    try {
-      if (data::sha256_file(path) != hash) {
-        *why = path.string() + " does not match its SHA256SUMS entry";
-        return false;
-      }
-    } catch (const std::exception& e) {  // cannot open or read it
-      *why = e.what();
-      return false;
-    }
-    listed.push_back(file);
-  }
-  // Each file a checkpoint needs is listed (a file unlisted is unchecked).
-  const auto unlisted = [&](const std::string& name) {
-    *why = checkpoint_dir + "/SHA256SUMS does not list " + name;
-    return std::count(listed.begin(), listed.end(), name) == 0;
-  };
-  if (unlisted("model.pt") || unlisted("state.json")) return false;
-  std::vector<std::string> optimizer;
   try {
-    optimizer = optimizer_files(listed);
+    const CheckpointFiles files(checkpoint_dir);
+    for (const auto& name : files.listed()) files.check(name);
   } catch (const std::exception& e) {
-    *why = checkpoint_dir + "/SHA256SUMS lists " + e.what();
-    return false;
-  }
-  // Loading reads the optimizer files there are: they must be the ones listed.
-  std::vector<std::string> present;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(checkpoint_dir, error))
-    present.push_back(entry.path().filename().string());
-  if (error) {
-    *why = "cannot list " + checkpoint_dir + ": " + error.message();
-    return false;
-  }
-  try {
-    if (optimizer_files(present) != optimizer) {
-      *why = checkpoint_dir + " holds optimizer files that SHA256SUMS does not list";
-      return false;
-    }
-  } catch (const std::exception& e) {
-    *why = checkpoint_dir + " holds " + e.what();
+    *why = e.what();
     return false;
   }
   why->clear();
   return true;
+}
+
+nlohmann::json parse_checkpoint_state(const std::vector<char>& bytes, const std::string& path) {
+  try {
+    return nlohmann::json::parse(bytes.begin(), bytes.end());
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
 }
 
 nlohmann::json read_checkpoint_state(const std::string& checkpoint_dir) {

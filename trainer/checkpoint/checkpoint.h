@@ -97,5 +97,7 @@ class Checkpoints {
 bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why);
 
 nlohmann::json read_checkpoint_state(const std::string& checkpoint_dir);
+// A state.json's bytes (CheckpointFiles::read); errors name `path`.
+nlohmann::json parse_checkpoint_state(const std::vector<char>& bytes, const std::string& path);
 
 }  // namespace checkpoint

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace checkpoint {
 namespace {
@@ -165,31 +167,30 @@ std::vector<std::string> optimizer_files(const std::vector<std::string>& names) 
   return files;
 }
 
-void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
-                          const std::string& checkpoint_dir) {
+namespace {
+
+// The optimizer's state from `files` (optimizer_files' answer) of
+// `checkpoint_dir`, each file's tensors from `load`: all of them read,
+// assembled and checked before the state changes.
+void load_optimizer_files(
+    torch::optim::Adam& optimizer, const torch::nn::Module& model,
+    const std::string& checkpoint_dir, const std::vector<std::string>& files,
+    const std::function<std::map<std::string, torch::Tensor>(const std::string& file)>& load) {
   namespace fs = std::filesystem;
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(checkpoint_dir))
-    names.push_back(entry.path().filename().string());
-  std::vector<std::string> files;
-  try {
-    files = optimizer_files(names);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(checkpoint_dir + " holds " + e.what());
-  }
   const auto params = model.named_parameters();
   std::map<std::string, Assembly> found;
   for (const auto& file : files) {  // one at a time: a whole part in memory, not all of them
     const std::string path = (fs::path(checkpoint_dir) / file).string();
-    std::map<std::string, torch::Tensor> saved = load_tensors(path);
+    std::map<std::string, torch::Tensor> saved = load(file);
     for (const auto& p : params)
       if (saved.count(p.key() + ".step"))
         add_piece(found[p.key()], saved, path, p.key(), p.value());
     if (!saved.empty())
       throw std::runtime_error(path + ": '" + saved.begin()->first + "' belongs to no parameter");
   }
-  auto& states = optimizer.state();
-  states.clear();
+  // The new state built aside, and swapped in once whole: a refusal below
+  // leaves the optimizer's state as it was.
+  std::remove_reference_t<decltype(optimizer.state())> states;
   const bool parts = files.front() != kWholeOptimizerFile;
   for (const auto& p : params) {
     const auto it = found.find(p.key());
@@ -212,6 +213,34 @@ void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module
     s->exp_avg_sq(on_device(a.exp_avg_sq));
     states[adam_state_key(p.value())] = std::move(s);
   }
+  optimizer.state().swap(states);
+}
+
+}  // namespace
+
+void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
+                          const std::string& checkpoint_dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(checkpoint_dir))
+    names.push_back(entry.path().filename().string());
+  std::vector<std::string> files;
+  try {
+    files = optimizer_files(names);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(checkpoint_dir + " holds " + e.what());
+  }
+  load_optimizer_files(optimizer, model, checkpoint_dir, files, [&](const std::string& file) {
+    return load_tensors((fs::path(checkpoint_dir) / file).string());
+  });
+}
+
+void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
+                          const CheckpointFiles& checkpoint) {
+  load_optimizer_files(optimizer, model, checkpoint.dir(), checkpoint.optimizer_files(),
+                       [&](const std::string& file) {
+                         return parse_tensors(checkpoint.read(file), checkpoint.path(file));
+                       });
 }
 
 }  // namespace checkpoint

@@ -24,6 +24,7 @@
 
 #include <torch/torch.h>
 
+#include "trainer/checkpoint/checkpoint_files.h"
 #include "trainer/checkpoint/state_dict.h"
 
 namespace checkpoint {
@@ -62,5 +63,10 @@ std::vector<std::string> optimizer_files(const std::vector<std::string>& names);
 // naming the file (or the directory) and the parameter.
 void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
                           const std::string& checkpoint_dir);
+// The same from a checkpoint's verified files: every part is read and
+// checked before the optimizer's state changes (a part that fails leaves it
+// as it was: checkpoint::Unverified).
+void load_optimizer_state(torch::optim::Adam& optimizer, const torch::nn::Module& model,
+                          const CheckpointFiles& checkpoint);
 
 }  // namespace checkpoint

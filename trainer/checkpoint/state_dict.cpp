@@ -67,7 +67,11 @@ void save_tensors(const NamedTensors& tensors, const std::string& path) {
 std::map<std::string, torch::Tensor> load_tensors(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+  return parse_tensors(std::vector<char>((std::istreambuf_iterator<char>(in)), {}), path);
+}
+
+std::map<std::string, torch::Tensor> parse_tensors(const std::vector<char>& bytes,
+                                                   const std::string& path) {
   std::map<std::string, torch::Tensor> tensors;
   try {
     for (const auto& entry : torch::pickle_load(bytes).toGenericDict())
@@ -90,7 +94,11 @@ void save_state_dict(const torch::nn::Module& module, const std::string& path) {
 }
 
 void load_state_dict(torch::nn::Module& module, const std::string& path) {
-  std::map<std::string, torch::Tensor> saved = load_tensors(path);
+  copy_state_dict(module, load_tensors(path), path);
+}
+
+void copy_state_dict(torch::nn::Module& module, std::map<std::string, torch::Tensor> saved,
+                     const std::string& path) {
   torch::NoGradGuard no_grad;
   for (auto& [name, tensor] : named_state(module)) {
     const auto it = saved.find(name);

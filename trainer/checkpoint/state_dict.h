@@ -21,6 +21,9 @@ using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 void save_tensors(const NamedTensors& tensors, const std::string& path);
 // Throws naming the file when it cannot be read or is not such a dict.
 std::map<std::string, torch::Tensor> load_tensors(const std::string& path);
+// The same from the file's bytes (checkpoint_files.h), read at `path`.
+std::map<std::string, torch::Tensor> parse_tensors(const std::vector<char>& bytes,
+                                                   const std::string& path);
 
 // The module's parameters and buffers by name: its state dict (the live tensors).
 NamedTensors named_state(const torch::nn::Module& module);
@@ -29,5 +32,8 @@ void save_state_dict(const torch::nn::Module& module, const std::string& path);
 // Copies every parameter and buffer of `module` from the file. A missing or
 // extra name, or a shape that differs, is an error naming the tensor and the file.
 void load_state_dict(torch::nn::Module& module, const std::string& path);
+// The same from the tensors of the file at `path` (parse_tensors).
+void copy_state_dict(torch::nn::Module& module, std::map<std::string, torch::Tensor> saved,
+                     const std::string& path);
 
 }  // namespace checkpoint

@@ -22,16 +22,20 @@ std::string text(const toml::node* node) {
 
 }  // namespace
 
-std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
-                              const checkpoint::CheckpointChoice& resume) {
+std::string resume_from(const checkpoint::Checkpoints& checkpoints,
+                        const checkpoint::CheckpointChoice& resume,
+                        const std::function<void(const checkpoint::CheckpointFiles&)>& load) {
   using Kind = checkpoint::CheckpointChoice::Kind;
   if (resume.kind == Kind::kNone) return "";
-  std::string why;
   if (resume.kind == Kind::kLatest) {
     const auto all = checkpoints.list();
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
-      if (checkpoint::verify_checkpoint(*it, &why)) return *it;
-      logging::warn("skipping checkpoint {}: {}", *it, why);
+      try {
+        load(checkpoint::CheckpointFiles(*it));
+        return *it;
+      } catch (const checkpoint::Unverified& e) {
+        logging::warn("skipping checkpoint {}: {}", *it, e.what());
+      }
     }
     return "";
   }
@@ -41,9 +45,12 @@ std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
   } catch (const std::exception& e) {
     throw std::runtime_error("--resume " + resume.text() + ": " + e.what());
   }
-  if (!checkpoint::verify_checkpoint(chosen, &why))
+  try {
+    load(checkpoint::CheckpointFiles(chosen));
+  } catch (const checkpoint::Unverified& e) {
     throw std::runtime_error("--resume " + resume.text() + ": checkpoint " + chosen +
-                             " fails verification: " + why);
+                             " fails verification: " + e.what());
+  }
   return chosen;
 }
 

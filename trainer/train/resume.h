@@ -1,7 +1,7 @@
 // Resuming a run: which checkpoint to start from, and whether it fits.
 //
 //   --resume latest  the newest checkpoint of the run that verifies against its
-//                    SHA256SUMS; one that fails is reported and skipped; none
+//                    SHA256SUMS (as it is read); one that fails is reported and skipped; none
 //                    at all: a fresh start ("auto", its former name, is the same)
 //   --resume best    the run's best checkpoint (by validation loss), which must verify
 //   --resume <dir>   that checkpoint, which must verify
@@ -19,6 +19,7 @@
 // (share_adam_state here, the weights by broadcast_parameters): a thousand
 // ranks resuming cost the shared file system one reader, not a thousand.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,21 @@
 #include <nlohmann/json.hpp>
 
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/checkpoint_files.h"
 #include "trainer/distributed/communicator.h"
 
 namespace train {
 
-// The checkpoint directory to resume from, "" for a fresh start.
-std::string choose_checkpoint(const checkpoint::Checkpoints& checkpoints,
-                              const checkpoint::CheckpointChoice& resume);
+// Loads the checkpoint to resume from with `load`, which reads it through
+// CheckpointFiles (so that what it loads is what it verified, each file read
+// once) and throws checkpoint::Unverified before it changes anything when a
+// file fails. --resume latest: the newest checkpoint that verifies, each one
+// that fails reported and skipped, none at all a fresh start; best or a
+// directory: that one, which must verify. Returns the directory loaded, ""
+// for a fresh start.
+std::string resume_from(const checkpoint::Checkpoints& checkpoints,
+                        const checkpoint::CheckpointChoice& resume,
+                        const std::function<void(const checkpoint::CheckpointFiles&)>& load);
 
 // saved_state: checkpoint_dir's state.json; current_toml: this run's resolved
 // config. The refusal names the checkpoint and the ways on.

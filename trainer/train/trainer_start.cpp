@@ -37,24 +37,31 @@ std::unique_ptr<RunLock> Trainer::lock_run_directory() {
 
 Trainer::Start Trainer::start_or_resume(const checkpoint::CheckpointChoice& resume) {
   Start start;
-  // Rank 0 alone picks the checkpoint (verifying checksums) and reads it: its
-  // state.json goes to the other ranks as text, its weights and Adam's state
-  // by the broadcasts below (train/resume.h).
+  // Rank 0 alone picks the checkpoint and reads it, each file once and
+  // checked as it is read: its state.json goes to the other ranks as text,
+  // its weights and Adam's state by the broadcasts below (train/resume.h).
   const auto begin = Clock::now();
   std::string chosen, saved_text;
   launch::on_main(ranks_, [&] {  // a refusal ends every rank alike (exit 1), not MPI_Abort
     checkpoints_.remove_temporaries();
-    chosen = choose_checkpoint(checkpoints_, resume);
-    if (chosen.empty()) return;
-    const nlohmann::json saved = checkpoint::read_checkpoint_state(chosen);
-    const checkpoint::CheckpointState resumed = checkpoint::CheckpointState::from_json(saved);
-    // A checkpoint from before content ids named its dataset by the manifest's sha256.
-    const bool same_manifest = data::names_manifest(cfg_.data.dir, resumed.run.dataset_id);
-    check_resume_compatible(chosen, saved, resolved_toml_,
-                            same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
-    checkpoint::load_state_dict(model_.module(), chosen + "/model.pt");
-    checkpoint::load_optimizer_state(adam_, model_.module(), chosen);
-    saved_text = saved.dump();
+    chosen = resume_from(checkpoints_, resume, [&](const checkpoint::CheckpointFiles& files) {
+      const nlohmann::json saved =
+          checkpoint::parse_checkpoint_state(files.read("state.json"), files.path("state.json"));
+      const checkpoint::CheckpointState resumed = checkpoint::CheckpointState::from_json(saved);
+      // A checkpoint from before content ids named its dataset by the manifest's sha256.
+      const bool same_manifest = data::names_manifest(cfg_.data.dir, resumed.run.dataset_id);
+      check_resume_compatible(files.dir(), saved, resolved_toml_,
+                              same_manifest ? resumed.run.dataset_id : identity_.dataset_id);
+      // Every file read and checked before the model or Adam changes: one
+      // that fails leaves them for the next checkpoint, or a fresh start.
+      // (state.json is checked first, and the compatibility with it: a
+      // checkpoint refused there is not looked at further.)
+      files.check_unloaded();
+      auto weights = checkpoint::parse_tensors(files.read("model.pt"), files.path("model.pt"));
+      checkpoint::load_optimizer_state(adam_, model_.module(), files);
+      checkpoint::copy_state_dict(model_.module(), std::move(weights), files.path("model.pt"));
+      saved_text = saved.dump();
+    });
   });
   chosen = ranks_.broadcast(chosen);
   saved_text = ranks_.broadcast(saved_text);
