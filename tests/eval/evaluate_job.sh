@@ -3,8 +3,9 @@
 # identical to -np 1 (its decode_seconds within its seconds),
 # beam 1 identical to greedy, checkpoint averaging against the mean computed
 # by Python's torch, translate from stdin against the split's hypotheses, and
-# bad input (missing split, a dataset the checkpoint does not fit, empty input,
-# invalid UTF-8, a directory that is not a run, options of two jobs at once),
+# bad input (missing split, a dataset the checkpoint does not fit, a damaged
+# model.pt, empty input, invalid UTF-8, a directory that is not a run, options
+# of two jobs at once),
 # and the run's paths saved absolute (evaluate from another directory).
 # Usage: evaluate_job.sh <build dir> <source dir>
 set -euo pipefail
@@ -111,6 +112,17 @@ expect_error "does the checkpoint belong to dataset other" --data other --split 
 expect_error "empty.txt is empty" --translate empty.txt
 expect_error "no best checkpoint" --checkpoint best
 expect_error "is a file, not a checkpoint directory" --checkpoint "$step30/model.pt"
+# A model.pt that no longer matches its SHA256SUMS entry is refused, naming
+# it; the optimizer's state, which evaluation does not read, is not checked.
+cp -r "$step30" bad-model
+cp -r "$step30" bad-optimizer
+printf x >> bad-model/model.pt
+printf x >> bad-optimizer/optimizer.pt
+expect_error "checkpoint fails verification: .*bad-model/model.pt does not match its SHA256SUMS entry" \
+  --checkpoint "$PWD/bad-model"
+evaluate --checkpoint "$PWD/bad-optimizer" --out bad-optimizer-scores > /dev/null 2> err.log \
+  || fail "evaluate of a checkpoint whose optimizer.pt is damaged" err.log
+cmp single/hypotheses.txt bad-optimizer-scores/hypotheses.txt || fail "other weights than step 30's"
 printf 's1 s2\n\xff s3\ns4\n' > latin1.txt  # line 1 is answered, then the refusal
 status=0; evaluate --translate latin1.txt > latin1.out 2> err.log || status=$?
 [ "$status" -eq 1 ] || fail "--translate of invalid UTF-8: exit $status, expected 1" err.log

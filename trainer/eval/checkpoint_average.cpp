@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/checkpoint_files.h"
 #include "trainer/checkpoint/state_dict.h"
 
 namespace eval {
@@ -39,12 +40,6 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir,
                                checkpoints.dir());
     chosen.assign(end + 1 - average_last, end + 1);
   }
-  for (const auto& dir : chosen) {
-    std::string why;
-    if (checkpoint::verify_checkpoint(dir, &why)) continue;
-    if (!fs::exists(dir)) throw std::runtime_error(removed_while_read(dir));
-    throw std::runtime_error("checkpoint fails verification: " + why);
-  }
   return chosen;
 }
 
@@ -76,7 +71,10 @@ void load_averaged(torch::nn::Module& model, const std::vector<std::string>& che
 
   std::vector<torch::Tensor> sum(state.size());  // float64 sums of the floating-point tensors
   for (const auto& dir : checkpoints) {
-    checkpoint::load_state_dict(model, dir + "/model.pt");
+    const checkpoint::CheckpointFiles files(dir);
+    const std::string path = files.path("model.pt");
+    checkpoint::copy_state_dict(model, checkpoint::parse_tensors(files.read("model.pt"), path),
+                                path);
     if (checkpoints.size() == 1) return;
     for (size_t i = 0; i < state.size(); ++i) {
       if (!state[i].is_floating_point()) continue;  // integer buffers: kept from the last file

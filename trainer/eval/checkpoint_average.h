@@ -19,8 +19,8 @@
 namespace eval {
 
 // `which` is latest, best or a checkpoint directory; the N checkpoints of
-// the run ending at it, oldest first. Each is verified (SHA256SUMS). Errors
-// name what is missing, e.g. fewer than N checkpoints up to `which`.
+// the run ending at it, oldest first. Errors name what is missing, e.g.
+// fewer than N checkpoints up to `which`.
 std::vector<std::string> select_checkpoints(const std::string& run_dir,
                                             const checkpoint::CheckpointChoice& which,
                                             int64_t average_last);
@@ -38,8 +38,10 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir,
 std::string removed_while_read(const std::string& checkpoint_dir);
 
 // Loads the model weights of `checkpoints` into `model`: the one as is, or
-// their mean (accumulated in float64). Names and shapes are checked for
-// every file (checkpoint/state_dict.h).
+// their mean (accumulated in float64). Each model.pt is read once and checked
+// against its SHA256SUMS entry as it is read (checkpoint::Unverified; the
+// optimizer's files, which evaluation does not read, are not checked), and
+// names and shapes are checked for every file (checkpoint/state_dict.h).
 void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints);
 
 }  // namespace eval

@@ -8,6 +8,7 @@
 #include "base/text_format.h"
 #include "data_pipeline/make_tokenizer.h"
 #include "trainer/checkpoint/checkpoint.h"
+#include "trainer/checkpoint/checkpoint_files.h"
 #include "trainer/checkpoint/train_state.h"
 #include "trainer/eval/checkpoint_average.h"
 #include "trainer/model/weight_layout.h"
@@ -101,15 +102,20 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
   launch::on_main(ranks, [&] {
     try {
       load_averaged(m.model.module(), checkpoints);
+    } catch (const checkpoint::Unverified& e) {
+      if_pruned();
+      throw std::runtime_error(std::string("checkpoint fails verification: ") + e.what());
     } catch (const std::exception& e) {
       if_pruned();
       throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
                                m.data_dir + "?)");
     }
     try {
+      const checkpoint::CheckpointFiles newest_files(checkpoints.back());
       const checkpoint::TrainState newest =
           checkpoint::CheckpointState::from_json(
-              checkpoint::read_checkpoint_state(checkpoints.back()))
+              checkpoint::parse_checkpoint_state(newest_files.read("state.json"),
+                                                 newest_files.path("state.json")))
               .train;
       m.step = newest.step;
       m.examples_ledger = newest.ledger;
