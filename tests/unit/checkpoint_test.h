@@ -8,8 +8,23 @@
 #include <torch/torch.h>
 
 #include "tests/unit/temp_dir_test.h"
+#include "trainer/checkpoint/checkpoint_files.h"
 
 namespace test_util {
+
+// True when SHA256SUMS lists what the checkpoint holds and matches every
+// file; otherwise false and *why says what failed (CheckpointFiles' error).
+inline bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
+  try {
+    const checkpoint::CheckpointFiles files(checkpoint_dir);
+    for (const auto& name : files.listed()) files.check(name);
+  } catch (const checkpoint::Unverified& e) {
+    *why = e.what();
+    return false;
+  }
+  why->clear();
+  return true;
+}
 
 class CheckpointTest : public TempDirTest {
  protected:

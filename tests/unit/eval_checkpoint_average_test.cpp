@@ -1,11 +1,12 @@
 // Choosing the checkpoints to average beside a run that is still training:
 // the run saves a checkpoint and prunes to keep_last 2 as fast as it can
 // (checkpoint.h: the pruned one renamed away, then removed), while
-// select_checkpoints(run, "latest", 2) is asked again and again. Each answer
-// is two verified checkpoints in step order, or the error that says one was
-// removed while it was read; never a library's own message (a directory
-// iterator's "No such file or directory" escaped here once in a few hundred
-// answers).
+// select_checkpoints(run, "latest", 2) is asked again and again, and each
+// answer loaded (load_averaged: each model.pt read and checked). Each answer
+// is two checkpoints in step order whose weights load, or the error that
+// says one was removed while it was read; never a library's own message (a
+// directory iterator's "No such file or directory" escaped here once in a
+// few hundred answers).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -48,6 +49,7 @@ TEST_F(CheckpointAverage, BesidePruningEachAnswerIsTwoCheckpointsOrSaysOneWasRem
     }
   });
   int chosen = 0, removed = 0;
+  torch::nn::Linear reader(3, 2);  // not linear_, which the saving thread reads
   std::vector<std::string> other;  // any other error, or a wrong answer: the defect
   // 400 answers, and on until one is two checkpoints (a loaded machine may
   // prune the older of every pair for a while).
@@ -55,10 +57,12 @@ TEST_F(CheckpointAverage, BesidePruningEachAnswerIsTwoCheckpointsOrSaysOneWasRem
     try {
       const auto dirs =
           eval::select_checkpoints(run(), checkpoint::CheckpointChoice::parse("latest"), 2);
-      if (dirs.size() != 2 || dirs[0] >= dirs[1])  // zero-padded step names: oldest first
+      if (dirs.size() != 2 || dirs[0] >= dirs[1]) {  // zero-padded step names: oldest first
         other.push_back("not two checkpoints, oldest first: " + std::to_string(dirs.size()));
-      else
-        ++chosen;
+        continue;
+      }
+      eval::load_averaged(*reader, dirs);
+      ++chosen;
     } catch (const std::exception& e) {
       const std::string message = e.what();
       if (message.find("was removed while it was read: its training run keeps only") !=

@@ -101,7 +101,7 @@ TEST_F(CheckpointFilesTest, AListedFileThatNoLoadReadsIsCheckedToo) {
   expect_mentions(error_of([&] { files.check_unloaded(); }),
                   {dir + "/notes.txt", "does not match its SHA256SUMS entry"});
   std::string why;
-  EXPECT_FALSE(checkpoint::verify_checkpoint(dir, &why));
+  EXPECT_FALSE(test_util::verify_checkpoint(dir, &why));
   expect_mentions(why, {"notes.txt"});
 }
 

@@ -224,7 +224,7 @@ TEST_F(Checkpoints, BackgroundSaveWritesTheSnapshotNotTheLiveWeights) {
   }
   const std::string dir = (checkpoints() / "step_00000004").string();
   std::string why;
-  EXPECT_TRUE(checkpoint::verify_checkpoint(dir, &why)) << why;
+  EXPECT_TRUE(test_util::verify_checkpoint(dir, &why)) << why;
   EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000004");
   EXPECT_EQ(fs::read_symlink(checkpoints() / "best"), "step_00000004");
   torch::nn::Linear weights(3, 2);
@@ -334,7 +334,7 @@ class HandWrittenCheckpoint : public test_util::TempDirTest {
   }
   std::string why_not() const {
     std::string why;
-    EXPECT_FALSE(checkpoint::verify_checkpoint(dir_.string(), &why));
+    EXPECT_FALSE(test_util::verify_checkpoint(dir_.string(), &why));
     return why;
   }
   std::string model_line() const {
@@ -351,7 +351,7 @@ class HandWrittenCheckpoint : public test_util::TempDirTest {
 TEST_F(HandWrittenCheckpoint, VerifiesAgainstKnownDigests) {
   write_sums({model_line(), optimizer_line(), state_line()});
   std::string why;
-  EXPECT_TRUE(checkpoint::verify_checkpoint(dir_.string(), &why)) << why;
+  EXPECT_TRUE(test_util::verify_checkpoint(dir_.string(), &why)) << why;
   EXPECT_EQ(checkpoint::read_checkpoint_state(dir_.string()), nlohmann::json({{"step", 4}}));
 }
 
@@ -390,9 +390,9 @@ TEST_F(Checkpoints, ADamagedSavedCheckpointFailsVerification) {
   const checkpoint::Checkpoints c(run());
   const std::string dir = save(c, 6);
   std::string why;
-  ASSERT_TRUE(checkpoint::verify_checkpoint(dir, &why)) << why;
+  ASSERT_TRUE(test_util::verify_checkpoint(dir, &why)) << why;
   flip_byte(fs::path(dir) / "model.pt");
-  EXPECT_FALSE(checkpoint::verify_checkpoint(dir, &why));
+  EXPECT_FALSE(test_util::verify_checkpoint(dir, &why));
   expect_mentions(why, {dir + "/model.pt", "does not match"});
   EXPECT_NE(test_util::run_command("cd '" + dir + "' && sha256sum --quiet -c SHA256SUMS").status,
             0);
@@ -400,7 +400,7 @@ TEST_F(Checkpoints, ADamagedSavedCheckpointFailsVerification) {
   const std::string truncated = save(c, 7);
   fs::resize_file(fs::path(truncated) / "optimizer.pt",
                   fs::file_size(fs::path(truncated) / "optimizer.pt") - 100);
-  EXPECT_FALSE(checkpoint::verify_checkpoint(truncated, &why));
+  EXPECT_FALSE(test_util::verify_checkpoint(truncated, &why));
   expect_mentions(why, {truncated + "/optimizer.pt", "does not match"});
 }
 

@@ -77,7 +77,7 @@ TEST_F(OptimizerParts, RanksWriteTheirPartsAndRankZeroCommits) {
   EXPECT_EQ(fs::read_symlink(checkpoints() / "latest"), "step_00000007");
 
   std::string why;
-  EXPECT_TRUE(checkpoint::verify_checkpoint(dir, &why)) << why;
+  EXPECT_TRUE(test_util::verify_checkpoint(dir, &why)) << why;
   const auto check = test_util::run_command("cd '" + dir + "' && sha256sum -c SHA256SUMS");
   EXPECT_EQ(check.status, 0) << check.output;
   for (const char* file : {"optimizer-00000-of-00002.pt: OK", "optimizer-00001-of-00002.pt: OK",
@@ -87,7 +87,7 @@ TEST_F(OptimizerParts, RanksWriteTheirPartsAndRankZeroCommits) {
   // A stray optimizer file, which loading would read, fails verification.
   checkpoint::save_tensors({}, dir + "/" + checkpoint::optimizer_part_name(2, 3));
   std::string stray;
-  EXPECT_FALSE(checkpoint::verify_checkpoint(dir, &stray));
+  EXPECT_FALSE(test_util::verify_checkpoint(dir, &stray));
   expect_mentions(stray, {dir + " holds optimizer parts of 2 and of 3 ranks"});
   fs::remove(dir + "/" + checkpoint::optimizer_part_name(2, 3));
 

@@ -18,7 +18,6 @@
 #include "base/logging.h"
 #include "base/utc_time.h"
 #include "data_pipeline/sha256.h"
-#include "trainer/checkpoint/checkpoint_files.h"
 #include "trainer/checkpoint/optimizer_state.h"
 #include "trainer/checkpoint/state_dict.h"
 
@@ -288,21 +287,6 @@ std::string Checkpoints::resolve(const CheckpointChoice& choice) const {
                              " does not exist (give latest, best or a directory such as " +
                              example + ")");
   return which;
-}
-
-// Every failure is an answer in *why, never an exception: a checkpoint can
-// be pruned by its still-training run while it is read here (renamed away,
-// then removed), and the caller tells that case by the directory having gone.
-bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why) {
-  try {
-    const CheckpointFiles files(checkpoint_dir);
-    for (const auto& name : files.listed()) files.check(name);
-  } catch (const std::exception& e) {
-    *why = e.what();
-    return false;
-  }
-  why->clear();
-  return true;
 }
 
 nlohmann::json parse_checkpoint_state(const std::vector<char>& bytes, const std::string& path) {

@@ -93,9 +93,6 @@ class Checkpoints {
   int64_t keep_last_;
 };
 
-// True when SHA256SUMS matches every file; otherwise false and *why says what failed.
-bool verify_checkpoint(const std::string& checkpoint_dir, std::string* why);
-
 nlohmann::json read_checkpoint_state(const std::string& checkpoint_dir);
 // A state.json's bytes (CheckpointFiles::read); errors name `path`.
 nlohmann::json parse_checkpoint_state(const std::vector<char>& bytes, const std::string& path);

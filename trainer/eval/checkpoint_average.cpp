@@ -56,6 +56,11 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir,
   return checkpoints;
 }
 
+void throw_if_removed(const std::vector<std::string>& checkpoints) {
+  for (const auto& dir : checkpoints)
+    if (!fs::exists(dir)) throw std::runtime_error(removed_while_read(dir));
+}
+
 std::string removed_while_read(const std::string& checkpoint_dir) {
   return "checkpoint " + checkpoint_dir +
          " was removed while it was read: its training run keeps only its last "
@@ -63,7 +68,9 @@ std::string removed_while_read(const std::string& checkpoint_dir) {
          "as it is saved";
 }
 
-void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints) {
+namespace {
+
+void average(torch::nn::Module& model, const std::vector<std::string>& checkpoints) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> state;  // parameters then buffers, as load_state_dict fills them
   for (const auto& p : model.parameters()) state.push_back(p);
@@ -86,6 +93,20 @@ void load_averaged(torch::nn::Module& model, const std::vector<std::string>& che
   }
   for (size_t i = 0; i < state.size(); ++i)
     if (sum[i].defined()) state[i].copy_(sum[i] / static_cast<double>(checkpoints.size()));
+}
+
+}  // namespace
+
+void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints) {
+  try {
+    average(model, checkpoints);
+  } catch (const checkpoint::Unverified& e) {
+    throw_if_removed(checkpoints);
+    throw checkpoint::Unverified(std::string("checkpoint fails verification: ") + e.what());
+  } catch (const std::exception&) {
+    throw_if_removed(checkpoints);
+    throw;
+  }
 }
 
 }  // namespace eval

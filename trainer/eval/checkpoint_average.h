@@ -26,7 +26,7 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir,
                                             int64_t average_last);
 
 // Collective: select_checkpoints on rank 0 alone, its answer (or its error)
-// on every rank: one reader of the checksums for the whole job, and a run
+// on every rank: one reader of the run's listing for the whole job, and a run
 // still in training may prune between two ranks' looks, while all must score
 // the same weights.
 std::vector<std::string> select_checkpoints(const std::string& run_dir,
@@ -36,12 +36,15 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir,
 // The error for a checkpoint that a run still in training pruned while it
 // was read (rename-then-delete, checkpoint.h: gone, never half there).
 std::string removed_while_read(const std::string& checkpoint_dir);
+// Throws that error for the first of `checkpoints` that is gone.
+void throw_if_removed(const std::vector<std::string>& checkpoints);
 
 // Loads the model weights of `checkpoints` into `model`: the one as is, or
 // their mean (accumulated in float64). Each model.pt is read once and checked
-// against its SHA256SUMS entry as it is read (checkpoint::Unverified; the
-// optimizer's files, which evaluation does not read, are not checked), and
-// names and shapes are checked for every file (checkpoint/state_dict.h).
+// against its SHA256SUMS entry as it is read (checkpoint::Unverified, "checkpoint
+// fails verification: ..."; the optimizer's files, which evaluation does not
+// read, are not checked), and names and shapes are checked for every file
+// (checkpoint/state_dict.h). A checkpoint pruned meanwhile: removed_while_read.
 void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints);
 
 }  // namespace eval

@@ -95,18 +95,13 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
       m.labels = data::LabelSet::load(fs::path(m.data_dir) / m.manifest.labels_file);
     m.model = task::make_task_model(m.cfg, m.manifest);
   });
-  const auto if_pruned = [&checkpoints] {  // a run in training may prune what is read
-    for (const auto& dir : checkpoints)
-      if (!fs::exists(dir)) throw std::runtime_error(removed_while_read(dir));
-  };
   launch::on_main(ranks, [&] {
     try {
       load_averaged(m.model.module(), checkpoints);
-    } catch (const checkpoint::Unverified& e) {
-      if_pruned();
-      throw std::runtime_error(std::string("checkpoint fails verification: ") + e.what());
+    } catch (const checkpoint::Unverified&) {
+      throw;
     } catch (const std::exception& e) {
-      if_pruned();
+      throw_if_removed(checkpoints);  // pruned meanwhile: said as such
       throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
                                m.data_dir + "?)");
     }
@@ -119,8 +114,11 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
               .train;
       m.step = newest.step;
       m.examples_ledger = newest.ledger;
+    } catch (const checkpoint::Unverified& e) {
+      throw_if_removed(checkpoints);
+      throw std::runtime_error(std::string("checkpoint fails verification: ") + e.what());
     } catch (const std::exception&) {
-      if_pruned();
+      throw_if_removed(checkpoints);
       throw;
     }
   });
