@@ -98,15 +98,7 @@ void average(torch::nn::Module& model, const std::vector<std::string>& checkpoin
 }  // namespace
 
 void load_averaged(torch::nn::Module& model, const std::vector<std::string>& checkpoints) {
-  try {
-    average(model, checkpoints);
-  } catch (const checkpoint::Unverified& e) {
-    throw_if_removed(checkpoints);
-    throw checkpoint::Unverified(std::string("checkpoint fails verification: ") + e.what());
-  } catch (const std::exception&) {
-    throw_if_removed(checkpoints);
-    throw;
-  }
+  reading(checkpoints, [&] { average(model, checkpoints); });
 }
 
 }  // namespace eval

@@ -15,6 +15,7 @@
 
 #include "launch/ranks.h"
 #include "trainer/checkpoint/checkpoint_choice.h"
+#include "trainer/checkpoint/checkpoint_files.h"
 
 namespace eval {
 
@@ -38,6 +39,22 @@ std::vector<std::string> select_checkpoints(const std::string& run_dir,
 std::string removed_while_read(const std::string& checkpoint_dir);
 // Throws that error for the first of `checkpoints` that is gone.
 void throw_if_removed(const std::vector<std::string>& checkpoints);
+
+// Runs `read`, which reads files of `checkpoints`; its failure is said as
+// removed_while_read where one of them is gone, else as "checkpoint fails
+// verification: ..." (checkpoint::Unverified) where a file does not match.
+template <typename Read>
+void reading(const std::vector<std::string>& checkpoints, Read&& read) {
+  try {
+    read();
+  } catch (const checkpoint::Unverified& e) {
+    throw_if_removed(checkpoints);
+    throw checkpoint::Unverified(std::string("checkpoint fails verification: ") + e.what());
+  } catch (const std::exception&) {
+    throw_if_removed(checkpoints);
+    throw;
+  }
+}
 
 // Loads the model weights of `checkpoints` into `model`: the one as is, or
 // their mean (accumulated in float64). Each model.pt is read once and checked

@@ -105,7 +105,7 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
       throw std::runtime_error(std::string(e.what()) + " (does the checkpoint belong to dataset " +
                                m.data_dir + "?)");
     }
-    try {
+    reading(checkpoints, [&] {
       const checkpoint::CheckpointFiles newest_files(checkpoints.back());
       const checkpoint::TrainState newest =
           checkpoint::CheckpointState::from_json(
@@ -114,13 +114,7 @@ EvalModel load_eval_model(const std::string& run_dir, const std::string& data_di
               .train;
       m.step = newest.step;
       m.examples_ledger = newest.ledger;
-    } catch (const checkpoint::Unverified& e) {
-      throw_if_removed(checkpoints);
-      throw std::runtime_error(std::string("checkpoint fails verification: ") + e.what());
-    } catch (const std::exception&) {
-      throw_if_removed(checkpoints);
-      throw;
-    }
+    });
   });
   share_weights(m.model.module(), ranks);
   m.step = ranks.broadcast(m.step);
