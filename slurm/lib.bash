@@ -26,7 +26,12 @@ case ${LAUNCHER:-srun} in
   # its peers waiting in their next collective until the watchdog fires.
   srun) launch=(srun --mpi=pmix --kill-on-bad-exit=1 --cpus-per-task="${SLURM_CPUS_PER_TASK:-1}") ;;
   # mpirun reads the allocation from Slurm; each rank is bound to its CPUs.
-  mpirun) launch=(bash "$REPO/scripts/mpirun.sh" --map-by "slot:PE=${SLURM_CPUS_PER_TASK:-1}" --bind-to core) ;;
+  # -np: the job's tasks, which the allocation's slots (its tasks per node)
+  # may exceed (--nodes=3 --ntasks=4 with --ntasks-per-node=2: 6 slots), and
+  # mpirun without -np fills every slot.
+  mpirun)
+    mpirun_binding=(--map-by "slot:PE=${SLURM_CPUS_PER_TASK:-1}" --bind-to core)
+    launch=(bash "$REPO/scripts/mpirun.sh" ${SLURM_NTASKS:+-np "$SLURM_NTASKS"} "${mpirun_binding[@]}") ;;
   *) echo "error: LAUNCHER=$LAUNCHER: use srun or mpirun" >&2; exit 2 ;;
 esac
 

@@ -69,19 +69,33 @@ announce train "run $run"
 # hears from the lost node's slurmstepd, which it never will: Slurm would
 # refuse the new step until it marks that node DOWN (SlurmdTimeout, 300 s by
 # default). Its processes on the nodes left are gone (--kill-on-bad-exit);
-# the new step may share what it holds. --ntasks-per-node: as many on each
-# node (a job of uneven tasks per node restarts only where that fits).
+# the new step may share what it holds.
 all_nodes=$(mktemp)
 job_nodes > "$all_nodes"
 job_command() {  # <nodes file> <ranks> <unbound>
   local nodes=$1 ranks=$2 unbound=$3 count list
   cmd=("${launch[@]}")
   [ -n "${TRAINER_RESTART:-}" ] || return 0  # the first run
-  count=$(grep -c . "$nodes")
-  list=$(awk '{ print $1 }' "$nodes" | paste -sd, -)
-  cmd+=(--overlap --nodes="$count" --nodelist="$list" --ntasks="$ranks"
-    --ntasks-per-node=$(((ranks + count - 1) / count)))
-  ((!unbound)) || cmd+=(--overcommit)
+  case ${LAUNCHER:-srun} in
+    # --ntasks-per-node: as many on each node (a job of uneven tasks per node
+    # restarts only where that fits).
+    srun)
+      count=$(grep -c . "$nodes")
+      list=$(awk '{ print $1 }' "$nodes" | paste -sd, -)
+      cmd+=(--overlap --nodes="$count" --nodelist="$list" --ntasks="$ranks"
+        --ntasks-per-node=$(((ranks + count - 1) / count)))
+      ((!unbound)) || cmd+=(--overcommit) ;;
+    # The nodes file is an Open MPI hostfile; within a Slurm allocation it
+    # picks those of the allocation's nodes (mpirun(1), "Specifying Host
+    # Nodes"), with their tasks as slots. mpirun starts its daemons on the
+    # nodes other than its own with one srun, which needs --overlap as above:
+    # Open MPI 4.1 appends plm_slurm_args to that srun's options
+    # (orte/mca/plm/slurm/plm_slurm_module.c).
+    mpirun)
+      cmd=(env "OMPI_MCA_plm_slurm_args=${OMPI_MCA_plm_slurm_args:+$OMPI_MCA_plm_slurm_args }--overlap"
+        bash "$REPO/scripts/mpirun.sh" -np "$ranks" --hostfile "$nodes")
+      if ((unbound)); then cmd+=(--bind-to none); else cmd+=("${mpirun_binding[@]}"); fi ;;
+  esac
 }
 # A node answers when a job step of one task runs `true` on it (--overlap:
 # beside the failed step, see above).
@@ -105,12 +119,11 @@ if [ "${RESTART_RANKS:-slots}" = same ] && [ -n "${SLURM_GPUS_PER_TASK:-}" ]; th
     "(each task asks for its GPU): use RESTART_RANKS=slots" >&2
   exit 2
 fi
-if [ "${LAUNCHER:-srun}" != srun ] && ((restarts > 0)); then
-  echo "train: no in-job restart with LAUNCHER=$LAUNCHER (srun only): a lost node requeues the job"
-  restarts=0
-fi
+# The job's ranks: SLURM_NTASKS, which the tasks per node may exceed
+# (`sbatch --nodes=3 --ntasks=4` with this script's --ntasks-per-node=2:
+# SLURM_TASKS_PER_NODE 2(x3), 6 slots for 4 ranks).
 code=0
-run_with_restarts "$all_nodes" "$(hostfile_slots "$all_nodes")" "${RESTART_RANKS:-slots}" "$restarts" \
+run_with_restarts "$all_nodes" "${SLURM_NTASKS:-$(hostfile_slots "$all_nodes")}" "${RESTART_RANKS:-slots}" "$restarts" \
   "${MIN_NODES:-1}" -- "$bin/trainer" --config "$config" --resume latest "$@" \
   --run.out_dir "$(dirname "$run")" --run.name "$(basename "$run")" "${requeued[@]}" || code=$?
 rm -f "$all_nodes"

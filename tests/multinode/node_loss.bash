@@ -3,16 +3,17 @@
 # in it) against the uninterrupted run runs/reference of $last steps.
 # Usage: source after script_lib.bash.
 
-# The job restarted on nodea alone with 4 ranks, one survivor saved a step past the last periodic checkpoint, the job
-# restarted and resumed at exactly that step (0 steps recomputed), and ended
+# The job restarted without nodeb with 4 ranks (on nodea alone, or on the
+# nodes <left> names), one survivor saved a step past the last periodic
+# checkpoint, the job restarted and resumed at exactly that step (0 steps recomputed), and ended
 # with the parameters and examples ledger of runs/reference, bit for bit.
 # Prints the seconds from <lost at> (date +%s) to the survivor's checkpoint
 # and to the first step after the restart (the log's clock, to the second).
-survived() {  # <name> <how the node failed> <lost at> [restarts allowed, default 1]
-  local name=$1 how=$2 lost_at=$3 restarts=${4:-1} saved mismatch recomputed
-  grep -q "launch: restart 1 of $restarts on 1 node(s) (nodea), 4 ranks; lost: nodeb" "$name.log" ||
-    fail "$name: no restart on nodea without nodeb" "$name.log"
-  saved=$(sed -n 's/.*survivor checkpoint of step \([0-9]*\) written .* by rank [0-3] on node[ab].*/\1/p' \
+survived() {  # <name> <how the node failed> <lost at> [restarts allowed, default 1] [left, default nodea]
+  local name=$1 how=$2 lost_at=$3 restarts=${4:-1} left=${5:-nodea} saved mismatch recomputed
+  grep -q "launch: restart 1 of $restarts on $(tr , '\n' <<< "$left" | grep -c .) node(s) ($left), 4 ranks; lost: nodeb" \
+    "$name.log" || fail "$name: no restart on $left without nodeb" "$name.log"
+  saved=$(sed -n 's/.*survivor checkpoint of step \([0-9]*\) written .* by rank [0-3] on node[a-z].*/\1/p' \
     "$name.log" | head -1)
   [ -n "$saved" ] || fail "$name: no survivor checkpoint written" "$name.log"
   ((saved % 50 != 0)) || echo "($name: nodeb failed right at a periodic checkpoint, step $saved)"

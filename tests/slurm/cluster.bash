@@ -12,6 +12,7 @@
 #                     # the nodes' shared file system (enter_shared_scratch).
 #                     # $slurmd_timeout, when set: SlurmdTimeout (Slurm's 300 s otherwise),
 #                     # the seconds until a node that stopped answering is marked DOWN.
+#   start_node <name> # a simulated node's slurmd again, after the node was killed
 #   submit [sbatch options...] script [args...]   # prints the job id
 #   wait_job <job> <state> [seconds]              # fails unless the job ends in <state>
 
@@ -94,11 +95,7 @@ EOF
   within 30 "munge" bash -c "munge -n -S '$dir/munge/socket' | unmunge -S '$dir/munge/socket'"
   daemon "$dir/slurmctld.pid" slurmctld -D -i
   if ((${#nodes[@]})); then
-    for name in "${nodes[@]}"; do
-      mkdir -p "$dir/spool/$name"
-      NODE_SHELL_KEEP_ENV=1 daemon "$dir/slurmd-$name.pid" \
-        bash "$src/tests/multinode/node_shell" "$name" slurmd -D -N "$name"
-    done
+    for name in "${nodes[@]}"; do start_node "$name"; done
   else
     mkdir -p "$dir/spool/$node"
     daemon "$dir/slurmd-$node.pid" slurmd -D
@@ -106,6 +103,17 @@ EOF
   within 30 "slurmctld" scontrol ping
   within 30 "the nodes" bash -c "s=\$(sinfo -h -p low -o %T) && [ -n \"\$s\" ] && ! grep -qvx idle <<< \"\$s\""
   echo "slurm cluster up: node(s) ${nodes[*]:-$node}, ports ${ports[*]}, PIDs ${daemons[*]}"
+}
+
+# The slurmd of simulated node <name>, in a node of its own: at the cluster's
+# start, or again after the node was killed (Slurm takes it back once it
+# registers: ReturnToService=2).
+start_node() {  # <name>
+  local dir=$work/cluster
+  mkdir -p "$dir/spool/$1"
+  rm -f "$dir/slurmd-$1.pid"
+  NODE_SHELL_KEEP_ENV=1 daemon "$dir/slurmd-$1.pid" \
+    bash "$src/tests/multinode/node_shell" "$1" slurmd -D -N "$1"
 }
 
 # <count> TCP ports nothing listens on (slurmctld, slurmd, each node's slurmd).
