@@ -23,7 +23,7 @@
 #   0 machine       what the machine has (OUT_DIR/machine.md), the Python with torch
 #   1 programs      the kit's programs when they fit this machine (its torch version, these
 #                   sources, every library found), else built here (the trainer first)
-#   2 parity        the loss's CUDA kernels = the CPU's ATen composite (train_math_test);
+#   2 parity        the loss's CUDA kernels = the CPU's ATen composite (train_loss_kernels_test);
 #                   one rank on cuda:0 with the NCCL backend = the CPU (tests/gpu/cpu_parity.sh)
 #   3 default_job   the embedded default on the GPU, train.precision auto: >= 99% exact match
 #   4 base_speed    paper-base bf16, 25 600 and 65 536 target tokens per step, beside the
@@ -134,7 +134,7 @@ print(f"{torch.__version__} (CUDA {torch.version.cuda}, NCCL {nccl}, "
 # Every later stage gets that path from env.sh. Else a build here, the
 # trainer first.
 # (a list in a string: an exported function cannot read an array)
-programs="bin/trainer bin/evaluate bin/prepare_data bench/train_step_bench bench/loss_bench tests/train_math_test"
+programs="bin/trainer bin/evaluate bin/prepare_data bench/train_step_bench bench/loss_bench tests/train_loss_kernels_test"
 kit_fits() {
   [ -f "$kit/kit.env" ] || { echo "no kit in $kit (scripts/gpu_kit.sh)"; return 1; }
   # shellcheck disable=SC2034  # KIT_LIBS: for people (machine.md)
@@ -205,7 +205,7 @@ gpu() { bash "$src/tests/gpu/$1.sh" "$build" "$src"; }
 # The loss kernels' test (a skip, without a GPU, is a skip of the stage), then training.
 parity() {
   local log=$out/2-kernels.log rc
-  "$build/tests/train_math_test" --gtest_filter='LabelSmoothing.*' --gtest_brief=1 > "$log" 2>&1
+  "$build/tests/train_loss_kernels_test" --gtest_filter='LabelSmoothing.*' --gtest_brief=1 > "$log" 2>&1
   rc=$?
   cat "$log"
   ((rc == 0)) || return 1

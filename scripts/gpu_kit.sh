@@ -16,7 +16,7 @@
 #
 # .gpu-kit/build     a build folder as the checks read one: bin/{trainer,
 #                    evaluate,prepare_data}, bench/{train_step_bench,loss_bench},
-#                    tests/train_math_test (the loss kernels' test), CMakeCache.txt with what was built in (TRAINER_BUILT_*).
+#                    tests/train_loss_kernels_test (the loss kernels' test), CMakeCache.txt with what was built in (TRAINER_BUILT_*).
 #                    Stripped, and with no search path of their own (DT_RPATH
 #                    removed): gpu_check.sh gives them the machine's torch
 #                    (torch/lib, site-packages/nvidia/*/lib) by LD_LIBRARY_PATH.
@@ -36,7 +36,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 torch_version=${GPU_TORCH_VERSION:-2.11.0}
 kit=$src/.gpu-kit peer=$src/../shared/peer from_build='' python=''
 programs=(bin/trainer bin/evaluate bin/prepare_data bench/train_step_bench bench/loss_bench
-          tests/train_math_test)
+          tests/train_loss_kernels_test)
 usage="usage: scripts/gpu_kit.sh [--torch VERSION] [--out DIR] [--peer DIR] [--from-build DIR --python PYTHON]"
 while [ $# -gt 0 ]; do  # folders given relative to where the command runs
   case "$1" in

@@ -8,6 +8,7 @@
 #include <torch/torch.h>
 
 #include "tests/unit/temp_dir_test.h"
+#include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/checkpoint_files.h"
 
 namespace test_util {
@@ -24,6 +25,12 @@ inline bool verify_checkpoint(const std::string& checkpoint_dir, std::string* wh
   }
   why->clear();
   return true;
+}
+
+// The checkpoint's state.json, read and checked as a resume reads it.
+inline nlohmann::json read_state(const std::string& checkpoint_dir) {
+  const checkpoint::CheckpointFiles files(checkpoint_dir);
+  return checkpoint::parse_checkpoint_state(files.read("state.json"), files.path("state.json"));
 }
 
 class CheckpointTest : public TempDirTest {

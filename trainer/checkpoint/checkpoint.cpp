@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -294,17 +293,6 @@ nlohmann::json parse_checkpoint_state(const std::vector<char>& bytes, const std:
     return nlohmann::json::parse(bytes.begin(), bytes.end());
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
-  }
-}
-
-nlohmann::json read_checkpoint_state(const std::string& checkpoint_dir) {
-  const fs::path path = fs::path(checkpoint_dir) / "state.json";
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path.string() + ": " + e.what());
   }
 }
 

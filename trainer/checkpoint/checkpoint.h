@@ -93,7 +93,6 @@ class Checkpoints {
   int64_t keep_last_;
 };
 
-nlohmann::json read_checkpoint_state(const std::string& checkpoint_dir);
 // A state.json's bytes (CheckpointFiles::read); errors name `path`.
 nlohmann::json parse_checkpoint_state(const std::vector<char>& bytes, const std::string& path);
 
