@@ -46,7 +46,7 @@ MultiHeadedAttentionImpl::MultiHeadedAttentionImpl(int64_t d_model, int64_t head
       in_proj_weight_(register_parameter("in_proj_weight", torch::empty({3 * d_model, d_model}))),
       in_proj_bias_(register_parameter("in_proj_bias", torch::zeros({3 * d_model}))),
       out_proj_(register_module("out_proj", torch::nn::Linear(d_model, d_model))),
-      dropout_(register_module("dropout", torch::nn::Dropout(dropout))) {
+      dropout_(register_module("dropout", Dropout(dropout))) {
   // On its own the module starts as LibTorch's multi-head attention does, W^Q, W^K, W^V
   // Xavier-uniform. In a model xavier_init draws them again, but these draws
   // stay: they are part of the random stream the model's initial weights come from.
@@ -135,7 +135,7 @@ torch::Tensor MultiHeadedAttentionImpl::fused_attention(const torch::Tensor& q,
       bias.defined() ? c10::optional<torch::Tensor>(bias) : c10::nullopt;
   TORCH_CHECK(!mask.is_causal() || q.size(2) == k.size(2),
               "a causal mask needs as many queries as keys (", q.size(2), " vs ", k.size(2), ")");
-  const double p = is_training() ? dropout_->options.p() : 0.0;
+  const double p = is_training() ? dropout_->p() : 0.0;
   return at::scaled_dot_product_attention(q, k, v, attn_mask, p,
                                           mask.is_causal());  // [B, h, Tq, d_k]
 #else

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "trainer/model/dropout.h"
 #include "trainer/model/masks.h"
 #include "trainer/model/model_config.h"
 
@@ -59,7 +60,7 @@ class MultiHeadedAttentionImpl : public torch::nn::Module {
   torch::Tensor in_proj_weight_;  // [3D, D]
   torch::Tensor in_proj_bias_;    // [3D]
   torch::nn::Linear out_proj_{nullptr};
-  torch::nn::Dropout dropout_{nullptr};
+  Dropout dropout_{nullptr};
 };
 TORCH_MODULE(MultiHeadedAttention);
 

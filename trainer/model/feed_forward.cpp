@@ -6,7 +6,7 @@ PositionwiseFeedForwardImpl::PositionwiseFeedForwardImpl(int64_t d_model, int64_
                                                          double dropout)
     : w_1_(register_module("w_1", torch::nn::Linear(d_model, d_ff))),
       w_2_(register_module("w_2", torch::nn::Linear(d_ff, d_model))),
-      dropout_(register_module("dropout", torch::nn::Dropout(dropout))) {}
+      dropout_(register_module("dropout", Dropout(dropout))) {}
 
 torch::Tensor PositionwiseFeedForwardImpl::forward(const torch::Tensor& x) {
   // torch::linear: one addmm with the bias (Linear::forward adds it in a second pass)

@@ -4,6 +4,8 @@
 #pragma once
 #include <torch/torch.h>
 
+#include "trainer/model/dropout.h"
+
 namespace model {
 
 class PositionwiseFeedForwardImpl : public torch::nn::Module {
@@ -16,7 +18,7 @@ class PositionwiseFeedForwardImpl : public torch::nn::Module {
  private:
   torch::nn::Linear w_1_{nullptr};  // d_model -> d_ff
   torch::nn::Linear w_2_{nullptr};  // d_ff -> d_model
-  torch::nn::Dropout dropout_{nullptr};
+  Dropout dropout_{nullptr};
 };
 TORCH_MODULE(PositionwiseFeedForward);
 

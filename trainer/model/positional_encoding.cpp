@@ -28,7 +28,7 @@ torch::Tensor sinusoid_table(int64_t d_model, int64_t max_positions) {
 PositionalEncodingImpl::PositionalEncodingImpl(int64_t d_model, double dropout,
                                                int64_t max_positions)
     : pe_(sinusoid_table(d_model, max_positions)),
-      dropout_(register_module("dropout", torch::nn::Dropout(dropout))) {}
+      dropout_(register_module("dropout", Dropout(dropout))) {}
 
 torch::Tensor PositionalEncodingImpl::forward(const torch::Tensor& x, int64_t offset) {
   const int64_t length = x.size(1);

@@ -5,6 +5,8 @@
 #pragma once
 #include <torch/torch.h>
 
+#include "trainer/model/dropout.h"
+
 namespace model {
 
 class PositionalEncodingImpl : public torch::nn::Module {
@@ -20,7 +22,7 @@ class PositionalEncodingImpl : public torch::nn::Module {
   // function of the config, so it stays out of saved state; forward() moves it
   // to the input's device.
   torch::Tensor pe_;
-  torch::nn::Dropout dropout_{nullptr};
+  Dropout dropout_{nullptr};
 };
 TORCH_MODULE(PositionalEncoding);
 

@@ -14,7 +14,7 @@ torch::nn::LayerNorm layer_norm(const ModelConfig& config) {
 SublayerConnectionImpl::SublayerConnectionImpl(const ModelConfig& config)
     : placement_(config.norm),
       norm_(register_module("norm", layer_norm(config))),
-      dropout_(register_module("dropout", torch::nn::Dropout(config.dropout))) {}
+      dropout_(register_module("dropout", Dropout(config.dropout))) {}
 
 torch::Tensor SublayerConnectionImpl::forward(const torch::Tensor& x, const Sublayer& sublayer) {
   if (placement_ == NormPlacement::kPre) return x + dropout_(sublayer(norm_(x)));

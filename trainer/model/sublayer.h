@@ -6,6 +6,7 @@
 
 #include <functional>
 
+#include "trainer/model/dropout.h"
 #include "trainer/model/model_config.h"
 
 namespace model {
@@ -22,7 +23,7 @@ class SublayerConnectionImpl : public torch::nn::Module {
  private:
   NormPlacement placement_;
   torch::nn::LayerNorm norm_{nullptr};
-  torch::nn::Dropout dropout_{nullptr};
+  Dropout dropout_{nullptr};
 };
 TORCH_MODULE(SublayerConnection);
 
