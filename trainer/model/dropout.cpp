@@ -52,7 +52,7 @@ torch::Tensor dropout_mask(torch::IntArrayRef sizes, torch::ScalarType dtype, do
   const auto drop_below = static_cast<uint32_t>(std::min(below, 4294967295.0));
   const auto kept = static_cast<float>(1.0 / (1.0 - p));
   // Each element's draw depends on its index alone: any split over the
-  // threads gives the same mask. 2^15 elements a piece at least.
+  // threads gives the same mask. About 2^15 elements a piece.
   const auto fill = [&](auto* out, auto kept_value) {
     at::parallel_for(0, mask.numel(), 1 << 15, [&](int64_t begin, int64_t end) {
       model::dropout_mask(out + begin, begin, end, seed, drop_below, kept_value);
