@@ -109,8 +109,13 @@ EOF
 # start, or again after the node was killed (Slurm takes it back once it
 # registers: ReturnToService=2).
 start_node() {  # <name>
-  local dir=$work/cluster
+  local dir=$work/cluster old i
   mkdir -p "$dir/spool/$1"
+  old=$(cat "$dir/slurmd-$1.pid" 2> /dev/null || true)
+  for i in "${!daemons[@]}"; do  # stop_cluster must not signal a PID reused since
+    [ "${daemons[i]}" != "$old" ] || unset "daemons[i]"
+  done
+  daemons=("${daemons[@]}")
   rm -f "$dir/slurmd-$1.pid"
   NODE_SHELL_KEEP_ENV=1 daemon "$dir/slurmd-$1.pid" \
     bash "$src/tests/multinode/node_shell" "$1" slurmd -D -N "$1"
