@@ -1,8 +1,9 @@
 // Checkpoints on disk: what save writes (checked with sha256sum and by
 // reading the files back), `latest` and `best`, pruning to keep_last, leftovers
-// of a crash, background saves, and verification of damaged checkpoints
-// against digests known from outside the code. The optimizer parts of a
-// sharded update: train_optimizer_parts_test.cpp.
+// of a crash, background saves, and verification of damaged checkpoints (a
+// checkpoint written by hand against known digests:
+// train_checkpoint_files_test.cpp). The optimizer parts of a sharded update:
+// train_optimizer_parts_test.cpp.
 #include <gtest/gtest.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/torch.h>
@@ -19,7 +20,6 @@
 #include "tests/unit/checkpoint_test.h"
 #include "tests/unit/error_message.h"
 #include "tests/unit/run_command.h"
-#include "tests/unit/temp_dir_test.h"
 #include "trainer/checkpoint/background_save.h"
 #include "trainer/checkpoint/checkpoint.h"
 #include "trainer/checkpoint/optimizer_state.h"
@@ -312,77 +312,6 @@ TEST_F(Checkpoints, AFailedBackgroundSaveThrowsOnWaitAndKeepsTheLatest) {
   EXPECT_EQ(names(c), std::vector<std::string>{"step_00000005"});
   for (const auto& entry : fs::directory_iterator(checkpoints()))
     EXPECT_NE(entry.path().filename().string().rfind(".tmp-", 0), 0u) << entry.path();
-}
-
-// A checkpoint directory written by the test: digests of "abc" and "" are the
-// FIPS 180-2 example and the empty string's; state.json's comes from sha256sum.
-class HandWrittenCheckpoint : public test_util::TempDirTest {
- protected:
-  void SetUp() override {
-    TempDirTest::SetUp();
-    std::ofstream(dir_ / "model.pt") << "abc";
-    std::ofstream(dir_ / "optimizer.pt");
-    std::ofstream(dir_ / "state.json") << "{\"step\": 4}\n";
-    const auto digest =
-        test_util::run_command("sha256sum '" + (dir_ / "state.json").string() + "'");
-    ASSERT_EQ(digest.status, 0) << digest.output;
-    state_sha_ = digest.output.substr(0, 64);
-  }
-  void write_sums(const std::vector<std::string>& lines) const {
-    std::ofstream sums(dir_ / "SHA256SUMS");
-    for (const auto& line : lines) sums << line << "\n";
-  }
-  std::string why_not() const {
-    std::string why;
-    EXPECT_FALSE(test_util::verify_checkpoint(dir_.string(), &why));
-    return why;
-  }
-  std::string model_line() const {
-    return "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  model.pt";
-  }
-  std::string optimizer_line() const {
-    return "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  optimizer.pt";
-  }
-  std::string state_line() const { return state_sha_ + "  state.json"; }
-
-  std::string state_sha_;
-};
-
-TEST_F(HandWrittenCheckpoint, VerifiesAgainstKnownDigests) {
-  write_sums({model_line(), optimizer_line(), state_line()});
-  std::string why;
-  EXPECT_TRUE(test_util::verify_checkpoint(dir_.string(), &why)) << why;
-  EXPECT_EQ(test_util::read_state(dir_.string()), nlohmann::json({{"step", 4}}));
-}
-
-TEST_F(HandWrittenCheckpoint, AChangedByteIsNamed) {
-  write_sums({model_line(), optimizer_line(), state_line()});
-  std::ofstream(dir_ / "model.pt") << "abd";
-  expect_mentions(why_not(), {(dir_ / "model.pt").string(), "does not match its SHA256SUMS entry"});
-}
-
-TEST_F(HandWrittenCheckpoint, AMissingFileIsNamed) {
-  write_sums({model_line(), optimizer_line(), state_line()});
-  fs::remove(dir_ / "optimizer.pt");
-  expect_mentions(why_not(), {(dir_ / "optimizer.pt").string(), "is missing"});
-}
-
-TEST_F(HandWrittenCheckpoint, MissingOrShortSumsAreRefused) {
-  expect_mentions(why_not(), {(dir_ / "SHA256SUMS").string(), "is missing"});
-  write_sums({model_line(), state_line()});  // optimizer.pt unchecked
-  expect_mentions(why_not(), {"SHA256SUMS lists no optimizer state"});
-  write_sums({optimizer_line(), state_line()});
-  expect_mentions(why_not(), {"SHA256SUMS does not list model.pt"});
-}
-
-// A state.json that is not JSON, its digest listed: the parse names it.
-TEST_F(HandWrittenCheckpoint, UnreadableStateIsNamed) {
-  std::ofstream(dir_ / "state.json") << "{\"step\": ";
-  const auto digest = test_util::run_command("sha256sum '" + (dir_ / "state.json").string() + "'");
-  ASSERT_EQ(digest.status, 0) << digest.output;
-  write_sums({model_line(), optimizer_line(), digest.output.substr(0, 64) + "  state.json"});
-  expect_mentions(error_of([&] { test_util::read_state(dir_.string()); }),
-                  {(dir_ / "state.json").string(), "parse error"});
 }
 
 // A checkpoint that save wrote, damaged afterwards: verification fails and so
